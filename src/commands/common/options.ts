@@ -291,35 +291,3 @@ export const IDENTITY_HOW = {
   provider: 'your provider_code for X-CAI-Provider (§4.2), e.g. --provider acme',
   source: 'the X-CAI-Source value identifying the platform (§4.1), e.g. --source platform',
 } as const;
-
-/**
- * The flags several commands take, each written once: its syntax and the reader of its value. Each command gives
- * them its own help (`addFlags`); their values are typed by `SharedFlags`.
- */
-const SHARED_FLAGS = {
-  to: ['--to <url>', parseHttpUrl],
-  provider: ['--provider <code>'],
-  source: ['--source <id>'],
-  branchCode: ['--branch-code <code>'],
-  leadId: ['--lead-id <id>'],
-  callbackUrl: ['--callback-url <url>', parseHttpUrl],
-  publicUrl: ['--public-url <url>', parseHttpUrl],
-  mock: ['--mock'],
-  html: ['--html <file>'],
-  tlsCert: ['--tls-cert <file>'],
-  tlsKey: ['--tls-key <file>'],
-} as const satisfies Record<string, SharedFlagSyntax>;
-type SharedFlagSyntax = readonly [flags: string, parse?: (value: string) => string];
-type SharedFlag = keyof typeof SHARED_FLAGS;
-
-/** The values of the shared flags, as commander names them. */
-export type SharedFlags = { [K in SharedFlag]?: K extends 'mock' ? boolean : string };
-
-/** Adds these shared flags to `command`, each with this command's help, in the order given (the order of --help). */
-export function addFlags(command: Command, help: Partial<Record<SharedFlag, string>>): Command {
-  for (const [name, text] of Object.entries(help)) {
-    const [flags, parse]: SharedFlagSyntax = SHARED_FLAGS[name as SharedFlag];
-    command.addOption(parse ? new Option(flags, text).argParser(parse) : new Option(flags, text));
-  }
-  return command;
-}

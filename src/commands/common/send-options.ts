@@ -2,6 +2,7 @@
  * Flags shared by `cai send-job`, `cai send-event` and `cai replay`. Light on purpose (START-UP RULE):
  * only commander and the cli helpers here; the sending code is loaded inside the actions.
  */
+import { addFlags, type SharedFlags } from './flags.js';
 import { Option, type Command } from 'commander';
 import { FLAG_BOUNDS } from '../../bounds-flags.js';
 import { usageError } from '../../errors.js';
@@ -10,7 +11,6 @@ import type { TransportFlags } from '../../http/transport.js';
 import type { RetryPolicy } from '../../http/retry.js';
 import { parseIpAddress } from './network-options.js';
 import {
-  addFlags,
   collectValues,
   parseDurationMs,
   choiceOption,
@@ -18,9 +18,7 @@ import {
   parseRetryPeriodMs,
   wholeNumber,
   parseRatePerSecond,
-  type SharedFlags,
 } from './options.js';
-import { addSecretOptions } from './secret-options.js';
 import type { CommandContext } from './runner.js';
 import { addTlsOptions, openTransport, type PlainHttpFlags } from './transport-options.js';
 
@@ -180,12 +178,9 @@ export function addSendOptions(command: Command, kind: 'job' | 'event'): Command
     .option('--output <file>', 'batch: write one NDJSON result per document to FILE')
     .option('--resume <file>', 'batch: skip the documents a previous --output file records as accepted');
   addTransportOptions(command);
-  addSecretOptions(
-    command,
-    'secret',
-    `signing secret of the ${kind === 'job' ? 'jobs (Interface A)' : 'events (Interface B)'} direction (default: $CAI_SECRET)`,
-  );
-  return command;
+  return addFlags(command, {
+    secret: `signing secret of the ${kind === 'job' ? 'jobs (Interface A)' : 'events (Interface B)'} direction (default: $CAI_SECRET)`,
+  });
 }
 
 /** The pool of a sending command's connections to `to` (one, or `connections` for a batch), its transport shown. */

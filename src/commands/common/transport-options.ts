@@ -3,6 +3,7 @@
  * glue that builds their transport (src/http/transport.ts) and shows what it says. Light at start-up: the transport
  * code (undici) is loaded inside the action.
  */
+import { type SharedFlags } from './flags.js';
 import { Option, type Command } from 'commander';
 import { usageError } from '../../errors.js';
 import { readPem } from '../../input.js';
@@ -11,7 +12,7 @@ import { originOf } from '../../http/address.js';
 import { isLoopbackUrl } from '../../http/loopback.js';
 import type { Output } from '../../output/output.js';
 import type { Transport, TransportFlags } from '../../http/transport.js';
-import { choiceOption, parseHttpUrl, type SharedFlags } from './options.js';
+import { choiceOption, parseHttpUrl } from './options.js';
 import type { CommandContext } from './runner.js';
 
 /** `--ca`, `--insecure`, `--proxy`, and what plain http is allowed: `--tls required`, `--allow-http`. */

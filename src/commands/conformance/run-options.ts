@@ -3,6 +3,7 @@
  * (RunOptions), their parsers, and the command declared group by group. Also what the command gives either role
  * besides its options (RoleDeps): the receiver role in ./receiver.ts, the sender role in ./sender.ts.
  */
+import { addFlags, type SharedFlags } from '../common/flags.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { EXPLORE_CAPS, FLAG_BOUNDS } from '../../bounds.js';
 import { MAX_SEED, parseSeed, type ExploreRequest } from '../../conformance/explore/setup.js';
@@ -11,7 +12,6 @@ import type { Waiver } from '../../conformance/waivers.js';
 import { PLATFORM_FAULTS, PROVIDER_FAULTS } from '../../mock/faults.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import {
-  addFlags,
   callbackListenOption,
   collectOneOf,
   collectValues,
@@ -20,10 +20,8 @@ import {
   interfaceOption,
   parseDurationMs,
   parseHostPort,
-  type SharedFlags,
   wholeNumber,
 } from '../common/options.js';
-import { addSecretOptions } from '../common/secret-options.js';
 import { addTlsOptions, type PlainHttpFlags, type ServerTlsFlags } from '../common/transport-options.js';
 import type { TransportFlags } from '../../http/transport.js';
 import type { ConformanceOptions } from '../../conformance/receiver-options.js';
@@ -127,12 +125,10 @@ export function declareRun(conformance: Command): Command {
     '--source-address <ip>',
     'send the origin check from this local address, one the target has not registered (§5.7)',
   );
-  addSecretOptions(run, 'secret', 'signing secret of the requests (default: $CAI_SECRET)');
-  addSecretOptions(
-    run,
-    'callback-secret',
-    "A: the events secret, to verify the provider's callbacks (default: $CAI_CALLBACK_SECRET)",
-  );
+  addFlags(run, {
+    secret: 'signing secret of the requests (default: $CAI_SECRET)',
+    callbackSecret: "A: the events secret, to verify the provider's callbacks (default: $CAI_CALLBACK_SECRET)",
+  });
   return run.addHelpText(
     'after',
     `

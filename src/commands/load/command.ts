@@ -5,6 +5,7 @@
  * here, their readers in src/commands/load/options.ts, the export in src/commands/load/export.ts; the run is src/load (loaded
  * inside the action: START-UP RULE); the rendering is src/commands/load/summary.ts and src/commands/load/html-report.ts.
  */
+import { addFlags } from '../common/flags.js';
 import { Option, type Command } from 'commander';
 import {
   bounded,
@@ -17,9 +18,8 @@ import {
   type LoadFlags,
 } from './options.js';
 import { parseMix, parseRepeatShare } from '../../load/scenario.js';
-import { addFlags, callbackListenOption, choiceOption, durationOption, parseRatePerSecond } from '../common/options.js';
+import { callbackListenOption, choiceOption, durationOption, parseRatePerSecond } from '../common/options.js';
 import { runHandler, type RunState } from '../common/runner.js';
-import { addSecretOptions } from '../common/secret-options.js';
 import { addCaOptions } from '../common/transport-options.js';
 import { LOAD_BOUNDS } from '../../load/bounds.js';
 import type { PhaseSpec } from '../../load/schedule.js';
@@ -64,12 +64,11 @@ export function registerLoad(program: Command, state: RunState): void {
   addThresholdOptions(load);
   addCallbackOptions(load);
   addCaOptions(load);
-  addSecretOptions(load, 'secret', 'signing secret of the direction loaded (default: $CAI_SECRET)');
-  addSecretOptions(
-    load,
-    'callback-secret',
-    "A with --callbacks: the events secret, to verify the provider's callbacks (default: $CAI_CALLBACK_SECRET)",
-  );
+  addFlags(load, {
+    secret: 'signing secret of the direction loaded (default: $CAI_SECRET)',
+    callbackSecret:
+      "A with --callbacks: the events secret, to verify the provider's callbacks (default: $CAI_CALLBACK_SECRET)",
+  });
   load.addHelpText('after', LOAD_HELP);
   load.action(async (options: LoadFlags, cmd: Command) => {
     await runHandler(

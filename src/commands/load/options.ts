@@ -3,6 +3,7 @@
  * each value, and what both subcommands make of them together (the phases, the thresholds, the identity header,
  * the flags of the other interface refused).
  */
+import { type SharedFlags } from '../common/flags.js';
 import { InvalidArgumentError } from 'commander';
 import { usageError } from '../../errors.js';
 import { interfaceSpec, otherInterface } from '../../spec/interfaces.js';
@@ -11,7 +12,7 @@ import type { PhaseSpec } from '../../load/schedule.js';
 // The readers of the scenario's flags: small, plain data (no zod, no undici), so they load with the flags.
 import { parseRamp, type MixEntry, type Scenario } from '../../load/scenario.js';
 import { parseThreshold, type Threshold } from '../../load/threshold-syntax.js';
-import { IDENTITY_HOW, identityFlagOf, parseDurationMs, type SharedFlags } from '../common/options.js';
+import { IDENTITY_HOW, identityFlagOf, parseDurationMs } from '../common/options.js';
 import { identityValueProblem } from '../common/header-options.js';
 import { hasSecretOptions } from '../common/secret-options.js';
 import type { CommandContext } from '../common/runner.js';

@@ -2,7 +2,8 @@
  * `cai replay`, its action: a captured request sent again, signed afresh or as it was. Loaded when the
  * command runs, not at every start-up.
  */
-import { requireOptions, type SharedFlags } from '../common/options.js';
+import { type SharedFlags } from '../common/flags.js';
+import { requireOptions } from '../common/options.js';
 import type { CommandContext } from '../common/runner.js';
 import { signingSecret } from '../common/secret-options.js';
 import { retryFlags, type TransportOptions } from '../common/send-options.js';

@@ -2,10 +2,10 @@
  * `cai replay`: a captured raw HTTP request sent again (src/send/replay.ts), with the transport, retry and dry-run
  * flags of the sending commands, and their rendering.
  */
+import { addFlags } from '../common/flags.js';
 import type { Command } from 'commander';
-import { addFlags } from '../common/options.js';
+
 import { runHandler, type RunState } from '../common/runner.js';
-import { addSecretOptions } from '../common/secret-options.js';
 import { addTransportOptions } from '../common/send-options.js';
 import { declareCommand } from '../common/list.js';
 import type { ReplayOptions } from './action.js';
@@ -20,11 +20,9 @@ export function registerReplay(program: Command, state: RunState): void {
     'send the captured X-CAI-Timestamp and X-CAI-Signature unchanged (to test staleness on purpose, §5.5)',
   );
   addTransportOptions(command);
-  addSecretOptions(
-    command,
-    'secret',
-    "signing secret of the request's direction (default: $CAI_SECRET); not needed with --keep-timestamp",
-  );
+  addFlags(command, {
+    secret: "signing secret of the request's direction (default: $CAI_SECRET); not needed with --keep-timestamp",
+  });
   command.addHelpText(
     'after',
     `

@@ -2,8 +2,9 @@
  * `cai trigger`, its action: the flow named, found (or a typo's meaning suggested), its flags checked against its
  * interface, then sent. Loaded when the command runs.
  */
+import { type SharedFlags } from '../common/flags.js';
 import type { Command } from 'commander';
-import { flagGiven, IDENTITY_HOW, requireOptions, type SharedFlags } from '../common/options.js';
+import { flagGiven, IDENTITY_HOW, requireOptions } from '../common/options.js';
 import type { CommandContext } from '../common/runner.js';
 import { callbackSecretsOf, hasSecretOptions, signingSecret } from '../common/secret-options.js';
 import { retryFlags, openSendPool, type TransportOptions } from '../common/send-options.js';

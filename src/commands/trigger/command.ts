@@ -5,10 +5,10 @@
  * The flows are data (src/send/flows.ts); the sending is src/send/trigger.ts and src/send/trigger-job.ts, loaded
  * inside the action (action.ts, loaded when the command runs); the lines are lines.ts. The flags are declared here.
  */
+import { addFlags } from '../common/flags.js';
 import { Option, type Command } from 'commander';
-import { addFlags, durationOption, nonEmpty, parseHostPort } from '../common/options.js';
+import { durationOption, nonEmpty, parseHostPort } from '../common/options.js';
 import { runHandler, type RunState } from '../common/runner.js';
-import { addSecretOptions } from '../common/secret-options.js';
 import { addTransportOptions } from '../common/send-options.js';
 import { declareCommand } from '../common/list.js';
 import type { TriggerOptions } from './action.js';
@@ -58,16 +58,10 @@ export function registerTrigger(program: Command, state: RunState): void {
       ),
     );
   addTransportOptions(command);
-  addSecretOptions(
-    command,
-    'secret',
-    'signing secret: B the events secret, job the jobs secret (default: $CAI_SECRET)',
-  );
-  addSecretOptions(
-    command,
-    'callback-secret',
-    "job: the events secret, to verify the provider's events (default: $CAI_CALLBACK_SECRET)",
-  );
+  addFlags(command, {
+    secret: 'signing secret: B the events secret, job the jobs secret (default: $CAI_SECRET)',
+    callbackSecret: "job: the events secret, to verify the provider's events (default: $CAI_CALLBACK_SECRET)",
+  });
   command.addHelpText(
     'after',
     `
