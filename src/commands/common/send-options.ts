@@ -9,9 +9,12 @@ import { usageError } from '../../errors.js';
 import type { Dispatcher } from '../../http/client.js';
 import type { TransportFlags } from '../../http/transport.js';
 import type { RetryPolicy } from '../../http/retry.js';
+import type { Output } from '../../output/output.js';
 import { parseIpAddress } from './network-options.js';
 import {
   collectValues,
+  IDENTITY_HOW,
+  requireOptions,
   parseDurationMs,
   choiceOption,
   durationOption,
@@ -130,17 +133,20 @@ export function addTransportOptions(command: Command): Command {
 }
 
 /**
- * The retry policy the flags ask for (resolved against the defaults by src/http/retry.ts). A refused connection to
- * a loopback address ends the send at once, unless `--retry-for` was given: then the user wants it to keep trying.
+ * The retry policy the flags ask for (resolved against the defaults by src/http/retry.ts), or with --print-schedule
+ * its waits printed instead (the exit code). A refused connection to a loopback address ends the send at once, unless
+ * `--retry-for` was given: then the user wants it to keep trying.
  */
-export function retryFlags(options: TransportOptions): Partial<RetryPolicy> {
-  return {
+export async function retryPolicyOf(options: TransportOptions, output: Output): Promise<RetryPolicy | number> {
+  const { resolvePolicy } = await import('../../http/retry.js');
+  const policy = resolvePolicy({
     enabled: options.retry,
     retryForMs: options.retryFor,
     stopWhenNothingListens: options.retryForGiven !== true,
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
     ...(options.initialDelay !== undefined ? { initialDelayMs: options.initialDelay } : {}),
-  };
+  });
+  return options.printSchedule ? (await import('../send/retry-schedule.js')).renderSchedule(policy, output) : policy;
 }
 
 export function addSendOptions(command: Command, kind: 'job' | 'event'): Command {
@@ -181,6 +187,26 @@ export function addSendOptions(command: Command, kind: 'job' | 'event'): Command
   return addFlags(command, {
     secret: `signing secret of the ${kind === 'job' ? 'jobs (Interface A)' : 'events (Interface B)'} direction (default: $CAI_SECRET)`,
   });
+}
+
+/** `--to` and the identity header's value (§4.1 X-CAI-Source, §4.2 X-CAI-Provider) of a send: given, or from the profile. */
+export function requireSendTarget(
+  kind: 'job' | 'event',
+  options: Pick<SendOptions, 'to' | 'source' | 'provider'>,
+): { to: string; identity: string } {
+  const identity = kind === 'job' ? 'source' : 'provider';
+  const [to, value] = requireOptions([
+    {
+      flag: '--to',
+      value: options.to,
+      how:
+        kind === 'job'
+          ? "the provider's base URL, e.g. --to https://provider.example/cai"
+          : 'the events URL, e.g. --to https://platform.example/cai/events',
+    },
+    { flag: `--${identity}`, value: options[identity], how: IDENTITY_HOW[identity] },
+  ]) as [string, string];
+  return { to, identity: value };
 }
 
 /** The pool of a sending command's connections to `to` (one, or `connections` for a batch), its transport shown. */
