@@ -3,7 +3,7 @@
  * glue that builds their transport (src/http/transport.ts) and shows what it says. Light at start-up: the transport
  * code (undici) is loaded inside the action.
  */
-import { type SharedFlags } from './flags.js';
+import type { SharedFlags } from './flags.js';
 import { Option, type Command } from 'commander';
 import { usageError } from '../../errors.js';
 import { readPem } from '../../input.js';

@@ -18,7 +18,7 @@ import {
   type LoadFlags,
 } from './options.js';
 import { parseMix, parseRepeatShare } from '../../load/scenario.js';
-import { callbackListenOption, choiceOption, durationOption, parseRatePerSecond } from '../common/options.js';
+import { callbackListenOption, durationOption, interfaceOption, parseRatePerSecond } from '../common/options.js';
 import { runHandler, type RunState } from '../common/runner.js';
 import { addCaOptions } from '../common/transport-options.js';
 import { LOAD_BOUNDS } from '../../load/bounds.js';
@@ -83,14 +83,7 @@ export function registerLoad(program: Command, state: RunState): void {
 
 /** What is loaded: the interface, the target (or the mock) and the header that names the sender. */
 function addTargetOptions(load: Command): void {
-  load.addOption(
-    choiceOption(
-      '--interface <id>',
-      'B: a platform events endpoint; A: a provider contact-jobs endpoint',
-      ['A', 'B'],
-      'B',
-    ),
-  );
+  load.addOption(interfaceOption('B: a platform events endpoint; A: a provider contact-jobs endpoint').default('B'));
   addFlags(load, {
     to: "the events URL (B), or the provider's base URL (A; /contact-jobs is appended)",
     mock: 'load the reference receiver, started in this process',

@@ -3,7 +3,7 @@
  * each value, and what both subcommands make of them together (the phases, the thresholds, the identity header,
  * the flags of the other interface refused).
  */
-import { type SharedFlags } from '../common/flags.js';
+import type { SharedFlags } from '../common/flags.js';
 import { InvalidArgumentError } from 'commander';
 import { usageError } from '../../errors.js';
 import { interfaceSpec, otherInterface } from '../../spec/interfaces.js';

@@ -2,7 +2,7 @@
  * `cai replay`, its action: a captured request sent again, signed afresh or as it was. Loaded when the
  * command runs, not at every start-up.
  */
-import { type SharedFlags } from '../common/flags.js';
+import type { SharedFlags } from '../common/flags.js';
 import { requireOptions } from '../common/options.js';
 import type { CommandContext } from '../common/runner.js';
 import { signingSecret } from '../common/secret-options.js';

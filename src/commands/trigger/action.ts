@@ -2,7 +2,7 @@
  * `cai trigger`, its action: the flow named, found (or a typo's meaning suggested), its flags checked against its
  * interface, then sent. Loaded when the command runs.
  */
-import { type SharedFlags } from '../common/flags.js';
+import type { SharedFlags } from '../common/flags.js';
 import type { Command } from 'commander';
 import { flagGiven, requireOptions } from '../common/options.js';
 import type { CommandContext } from '../common/runner.js';
