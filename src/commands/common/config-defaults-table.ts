@@ -6,16 +6,19 @@ import type { InterfaceId } from '../../spec/constants.js';
  * (no zod, no commander), so it costs nothing at start-up.
  */
 
-export type ConfigField =
-  | 'provider_code'
-  | 'platform_id'
-  | 'provider_endpoint'
-  | 'events_url'
-  | 'branches'
-  | 'authorised_origins'
-  | 'secrets.jobs'
-  | 'secrets.events'
-  | 'tls';
+/** The fields of an environment that become options, in the order `cai config show` lists them (tls apart). */
+export const CONFIG_FIELDS = [
+  'provider_code',
+  'platform_id',
+  'provider_endpoint',
+  'events_url',
+  'branches',
+  'authorised_origins',
+  'secrets.jobs',
+  'secrets.events',
+  'tls',
+] as const;
+export type ConfigField = (typeof CONFIG_FIELDS)[number];
 
 /** How a field's value becomes the option's value, when not as is. */
 type ValueShape =

@@ -2,24 +2,26 @@
  * Flags shared by `cai send-job`, `cai send-event` and `cai replay`. Light on purpose (START-UP RULE):
  * only commander and the cli helpers here; the sending code is loaded inside the actions.
  */
+import { addFlags, type SharedFlags } from './flags.js';
 import { Option, type Command } from 'commander';
 import { FLAG_BOUNDS } from '../../bounds-flags.js';
 import { usageError } from '../../errors.js';
 import type { Dispatcher } from '../../http/client.js';
 import type { TransportFlags } from '../../http/transport.js';
 import type { RetryPolicy } from '../../http/retry.js';
+import type { Output } from '../../output/output.js';
 import { parseIpAddress } from './network-options.js';
 import {
   collectValues,
+  IDENTITY_HOW,
+  requireOptions,
   parseDurationMs,
-  parseHttpUrl,
   choiceOption,
   durationOption,
   parseRetryPeriodMs,
   wholeNumber,
   parseRatePerSecond,
 } from './options.js';
-import { addSecretOptions } from './secret-options.js';
 import type { CommandContext } from './runner.js';
 import { addTlsOptions, openTransport, type PlainHttpFlags } from './transport-options.js';
 
@@ -42,18 +44,15 @@ export interface TransportOptions
   [key: string]: unknown;
 }
 
-export interface SendOptions extends TransportOptions {
-  to?: string;
+export interface SendOptions
+  extends TransportOptions,
+    Pick<SharedFlags, 'to' | 'source' | 'provider' | 'callbackUrl' | 'branchCode'> {
   body?: string;
   sample?: string | boolean;
   set?: string[];
   unset?: string[];
   /** commander's `--no-validate`. */
   validate: boolean;
-  source?: string;
-  provider?: string;
-  callbackUrl?: string;
-  branchCode?: string;
   ndjson?: string;
   concurrency: number;
   rate?: number;
@@ -134,26 +133,26 @@ export function addTransportOptions(command: Command): Command {
 }
 
 /**
- * The retry policy the flags ask for (resolved against the defaults by src/http/retry.ts). A refused connection to
- * a loopback address ends the send at once, unless `--retry-for` was given: then the user wants it to keep trying.
+ * The retry policy the flags ask for (resolved against the defaults by src/http/retry.ts), or with --print-schedule
+ * its waits printed instead (the exit code). A refused connection to a loopback address ends the send at once, unless
+ * `--retry-for` was given: then the user wants it to keep trying.
  */
-export function retryFlags(options: TransportOptions): Partial<RetryPolicy> {
-  return {
+export async function retryPolicyOf(options: TransportOptions, output: Output): Promise<RetryPolicy | number> {
+  const { resolvePolicy } = await import('../../http/retry.js');
+  const policy = resolvePolicy({
     enabled: options.retry,
     retryForMs: options.retryFor,
     stopWhenNothingListens: options.retryForGiven !== true,
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
     ...(options.initialDelay !== undefined ? { initialDelayMs: options.initialDelay } : {}),
-  };
+  });
+  return options.printSchedule ? (await import('../send/retry-schedule.js')).renderSchedule(policy, output) : policy;
 }
 
 export function addSendOptions(command: Command, kind: 'job' | 'event'): Command {
-  command
-    .option(
-      '--to <url>',
-      kind === 'job' ? "the provider's base URL; /contact-jobs is appended (§4.1)" : 'the events URL (§4.2)',
-      parseHttpUrl,
-    )
+  addFlags(command, {
+    to: kind === 'job' ? "the provider's base URL; /contact-jobs is appended (§4.1)" : 'the events URL (§4.2)',
+  })
     .option('--body <file>', 'the body to send, byte for byte; - reads stdin')
     .option(
       kind === 'job' ? '--sample' : '--sample [type]',
@@ -168,16 +167,16 @@ export function addSendOptions(command: Command, kind: 'job' | 'event'): Command
     )
     .option('--unset <path>', 'with --sample: remove a field', collectValues)
     .option('--no-validate', 'send even when the body breaks the schema (to test a receiver on purpose)');
-  if (kind === 'job') {
-    command.option('--source <id>', 'the X-CAI-Source header: the platform identifier (§4.1)');
-    command.option('--callback-url <url>', 'with --sample: the callback_url of the job', parseHttpUrl);
-    command.option(
-      '--branch-code <code>',
-      'with --sample: the branch_code of the job (a code from the deployment catalog)',
-    );
-  } else {
-    command.option('--provider <code>', 'the X-CAI-Provider header: your provider_code (§4.2)');
-  }
+  addFlags(
+    command,
+    kind === 'job'
+      ? {
+          source: 'the X-CAI-Source header: the platform identifier (§4.1)',
+          callbackUrl: 'with --sample: the callback_url of the job',
+          branchCode: 'with --sample: the branch_code of the job (a code from the deployment catalog)',
+        }
+      : { provider: 'the X-CAI-Provider header: your provider_code (§4.2)' },
+  );
   command
     .option('--ndjson <file>', 'batch: send every line of FILE (- for stdin) as its own document')
     .option('--concurrency <n>', 'batch: documents in flight at once', wholeNumber(1, FLAG_BOUNDS.concurrency), 8)
@@ -185,12 +184,29 @@ export function addSendOptions(command: Command, kind: 'job' | 'event'): Command
     .option('--output <file>', 'batch: write one NDJSON result per document to FILE')
     .option('--resume <file>', 'batch: skip the documents a previous --output file records as accepted');
   addTransportOptions(command);
-  addSecretOptions(
-    command,
-    'secret',
-    `signing secret of the ${kind === 'job' ? 'jobs (Interface A)' : 'events (Interface B)'} direction (default: $CAI_SECRET)`,
-  );
-  return command;
+  return addFlags(command, {
+    secret: `signing secret of the ${kind === 'job' ? 'jobs (Interface A)' : 'events (Interface B)'} direction (default: $CAI_SECRET)`,
+  });
+}
+
+/** `--to` and the identity header's value (§4.1 X-CAI-Source, §4.2 X-CAI-Provider) of a send: given, or from the profile. */
+export function requireSendTarget(
+  kind: 'job' | 'event',
+  options: Pick<SendOptions, 'to' | 'source' | 'provider'>,
+): { to: string; identity: string } {
+  const identity = kind === 'job' ? 'source' : 'provider';
+  const [to, value] = requireOptions([
+    {
+      flag: '--to',
+      value: options.to,
+      how:
+        kind === 'job'
+          ? "the provider's base URL, e.g. --to https://provider.example/cai"
+          : 'the events URL, e.g. --to https://platform.example/cai/events',
+    },
+    { flag: `--${identity}`, value: options[identity], how: IDENTITY_HOW[identity] },
+  ]) as [string, string];
+  return { to, identity: value };
 }
 
 /** The pool of a sending command's connections to `to` (one, or `connections` for a batch), its transport shown. */

@@ -3,6 +3,7 @@
  * glue that builds their transport (src/http/transport.ts) and shows what it says. Light at start-up: the transport
  * code (undici) is loaded inside the action.
  */
+import type { SharedFlags } from './flags.js';
 import { Option, type Command } from 'commander';
 import { usageError } from '../../errors.js';
 import { readPem } from '../../input.js';
@@ -117,10 +118,7 @@ export async function openTransport(
 }
 
 /** `--tls-cert` and `--tls-key`: a listener's HTTPS. */
-export interface ServerTlsFlags {
-  tlsCert?: string;
-  tlsKey?: string;
-}
+export type ServerTlsFlags = Pick<SharedFlags, 'tlsCert' | 'tlsKey'>;
 
 /** `--tls-cert` and `--tls-key`, a listener's HTTPS (§5.8): both or neither. */
 export function checkServerTlsPair(flags: ServerTlsFlags): void {

@@ -1,4 +1,4 @@
-import { CONFIG_DEFAULT_RULES, type ConfigField } from '../common/config-defaults-table.js';
+import { CONFIG_DEFAULT_RULES, CONFIG_FIELDS, type ConfigField } from '../common/config-defaults-table.js';
 import type { ChosenEnvironment } from '../../config/load.js';
 import { describeConfigOrigin, describeEnvironmentOrigin } from '../../config/locate.js';
 import type { Environment } from '../../config/schema.js';
@@ -24,16 +24,7 @@ interface DescribedEnvironment {
   settings: DescribedSetting[];
 }
 
-const FIELDS: readonly ConfigField[] = [
-  'provider_code',
-  'platform_id',
-  'provider_endpoint',
-  'events_url',
-  'branches',
-  'authorised_origins',
-  'secrets.jobs',
-  'secrets.events',
-];
+const FIELDS = CONFIG_FIELDS.filter((field) => field !== 'tls');
 
 export function describeEnvironment(chosen: ChosenEnvironment, env: NodeJS.ProcessEnv): DescribedEnvironment {
   const { settings, name } = chosen;

@@ -3,6 +3,7 @@
  * (RunOptions), their parsers, and the command declared group by group. Also what the command gives either role
  * besides its options (RoleDeps): the receiver role in ./receiver.ts, the sender role in ./sender.ts.
  */
+import { addFlags, type SharedFlags } from '../common/flags.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { EXPLORE_CAPS, FLAG_BOUNDS } from '../../bounds.js';
 import { MAX_SEED, parseSeed, type ExploreRequest } from '../../conformance/explore/setup.js';
@@ -19,20 +20,17 @@ import {
   interfaceOption,
   parseDurationMs,
   parseHostPort,
-  parseHttpUrl,
   wholeNumber,
 } from '../common/options.js';
-import { addSecretOptions } from '../common/secret-options.js';
 import { addTlsOptions, type PlainHttpFlags, type ServerTlsFlags } from '../common/transport-options.js';
 import type { TransportFlags } from '../../http/transport.js';
 import type { ConformanceOptions } from '../../conformance/receiver-options.js';
 import type { ReportFlags } from './report.js';
 
 /** The flags of the sender role (`cai conformance run --role sender`). */
-export interface SenderFlags extends ServerTlsFlags {
+export interface SenderFlags extends ServerTlsFlags, Pick<SharedFlags, 'publicUrl'> {
   trigger?: string;
   listen?: { host: string; port: number };
-  publicUrl?: string;
   wait?: number;
   observe?: number;
 }
@@ -45,13 +43,11 @@ export interface RunOptions
     Pick<TransportFlags, 'ca' | 'insecure' | 'proxy'>,
     // The flags the engine takes as they are (src/conformance/receiver-options.ts).
     Pick<ConformanceOptions, 'mock' | 'branchCode' | 'leadId' | 'callbackListen' | 'callbackUrl' | 'reproDir'>,
-    Pick<ConformanceOptions, 'sourceAddress' | 'maxFailures'> {
+    Pick<ConformanceOptions, 'sourceAddress' | 'maxFailures'>,
+    // The receiver's address (`--to`; `--target` is its other name, src/commands/common/target-alias.ts).
+    Pick<SharedFlags, 'to' | 'provider' | 'source'> {
   interface?: InterfaceId;
-  /** The receiver's address (`--to`; `--target` is its other name, src/commands/common/target-alias.ts). */
-  to?: string;
   break?: string[];
-  provider?: string;
-  source?: string;
   callbackWait: number;
   only?: string[];
   skip?: string[];
@@ -129,12 +125,10 @@ export function declareRun(conformance: Command): Command {
     '--source-address <ip>',
     'send the origin check from this local address, one the target has not registered (§5.7)',
   );
-  addSecretOptions(run, 'secret', 'signing secret of the requests (default: $CAI_SECRET)');
-  addSecretOptions(
-    run,
-    'callback-secret',
-    "A: the events secret, to verify the provider's callbacks (default: $CAI_CALLBACK_SECRET)",
-  );
+  addFlags(run, {
+    secret: 'signing secret of the requests (default: $CAI_SECRET)',
+    callbackSecret: "A: the events secret, to verify the provider's callbacks (default: $CAI_CALLBACK_SECRET)",
+  });
   return run.addHelpText(
     'after',
     `
@@ -158,39 +152,31 @@ Exit codes: 0 every must check passed (or is waived), 1 a must check failed (or 
 
 /** The receiver to check: its interface and address (or the built-in one), and the identity it expects. */
 function addTargetOptions(run: Command): void {
-  run
-    .addOption(interfaceOption('B: a platform events endpoint; A: a provider contact-jobs endpoint'))
-    .option('--to <url>', 'B: the events URL; A: the provider endpoint (/contact-jobs is appended)', parseHttpUrl)
-    .option('--mock', 'run against the built-in reference receiver, started in-process with generated secrets')
-    .option(
-      '--break <fault>',
-      'with --mock: give the reference receiver a deliberate defect, to see a failure (repeatable)',
-      collectOneOf(MOCK_FAULTS, 'fault', "'cai mock platform --help' (B) or 'cai mock provider --help' (A)"),
-    )
-    .option('--provider <code>', 'B: the X-CAI-Provider code to send; A: the code the provider must put on its events')
-    .option('--source <id>', 'A: the X-CAI-Source value (the platform id)')
-    .option(
-      '--branch-code <code>',
-      'a branch_code from the deployment catalog: A puts it in every job, B in appointment events',
-    )
-    .option(
-      '--lead-id <id>',
-      'B: a lead_id the platform knows (default: fresh ones; §6.3 says unknown leads are accepted)',
-    );
+  run.addOption(interfaceOption('B: a platform events endpoint; A: a provider contact-jobs endpoint'));
+  addFlags(run, {
+    to: 'B: the events URL; A: the provider endpoint (/contact-jobs is appended)',
+    mock: 'run against the built-in reference receiver, started in-process with generated secrets',
+  }).option(
+    '--break <fault>',
+    'with --mock: give the reference receiver a deliberate defect, to see a failure (repeatable)',
+    collectOneOf(MOCK_FAULTS, 'fault', "'cai mock platform --help' (B) or 'cai mock provider --help' (A)"),
+  );
+  addFlags(run, {
+    provider: 'B: the X-CAI-Provider code to send; A: the code the provider must put on its events',
+    source: 'A: the X-CAI-Source value (the platform id)',
+    branchCode: 'a branch_code from the deployment catalog: A puts it in every job, B in appointment events',
+    leadId: 'B: a lead_id the platform knows (default: fresh ones; §6.3 says unknown leads are accepted)',
+  });
 }
 
 /** Interface A: where cai listens for the provider's events (§4.2) and how long it waits for them. */
 function addCallbackOptions(run: Command): void {
-  run
-    .addOption(callbackListenOption())
-    .option(
-      '--callback-url <url>',
-      "A: the address of the listener as the provider reaches it (the jobs' callback_url)",
-      parseHttpUrl,
-    )
-    .addOption(
-      durationOption('--callback-wait <duration>', "A: how long to wait for the provider's events of each job", '30s'),
-    );
+  run.addOption(callbackListenOption());
+  addFlags(run, {
+    callbackUrl: "A: the address of the listener as the provider reaches it (the jobs' callback_url)",
+  }).addOption(
+    durationOption('--callback-wait <duration>', "A: how long to wait for the provider's events of each job", '30s'),
+  );
 }
 
 /** Which checks run. */
@@ -267,9 +253,8 @@ function addVerdictOptions(run: Command): void {
 
 /** The reports the run writes, and when it stops early. */
 function addReportOptions(run: Command): void {
-  run
-    .option('--junit <file>', 'also write a JUnit XML report to FILE (for CI test reports)')
-    .option('--html <file>', 'also write a self-contained HTML report to FILE (every check, its request and answer)')
+  run.option('--junit <file>', 'also write a JUnit XML report to FILE (for CI test reports)');
+  addFlags(run, { html: 'also write a self-contained HTML report to FILE (every check, its request and answer)' })
     .option('--summary <file>', 'append a Markdown summary to FILE (default: $GITHUB_STEP_SUMMARY when it is set)')
     .option(
       '--repro-dir <dir>',
@@ -304,12 +289,10 @@ function addSenderRoleOptions(run: Command): void {
       '--trigger <cmd>',
       'sender: run `sh -c CMD` once per scenario, with CAI_TARGET_URL and CAI_SCENARIO set, to make the sender send (without it: send by hand)',
     )
-    .option('--listen <host:port>', 'sender: where cai listens (default 127.0.0.1:0, a free port)', parseHostPort)
-    .option(
-      '--public-url <url>',
-      "sender: the origin the sender reaches the listener at (a tunnel), when not the listener's own",
-      parseHttpUrl,
-    )
+    .option('--listen <host:port>', 'sender: where cai listens (default 127.0.0.1:0, a free port)', parseHostPort);
+  addFlags(run, {
+    publicUrl: "sender: the origin the sender reaches the listener at (a tunnel), when not the listener's own",
+  })
     .option(
       '--wait <duration>',
       'sender: how long each document may take to be delivered, and the first to come (default 60s, 5m by hand)',
@@ -319,10 +302,9 @@ function addSenderRoleOptions(run: Command): void {
       '--observe <duration>',
       'after the last attempt (sender) or event (A callbacks), how long to listen for one more (default 2s)',
       parseDurationMs,
-    )
-    .option(
-      '--tls-cert <file>',
-      'sender: listen with HTTPS (TLS 1.2+, §5.8) with this PEM certificate (needs --tls-key)',
-    )
-    .option('--tls-key <file>', 'sender: the PEM private key of --tls-cert');
+    );
+  addFlags(run, {
+    tlsCert: 'sender: listen with HTTPS (TLS 1.2+, §5.8) with this PEM certificate (needs --tls-key)',
+    tlsKey: 'sender: the PEM private key of --tls-cert',
+  });
 }

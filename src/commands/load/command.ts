@@ -5,6 +5,7 @@
  * here, their readers in src/commands/load/options.ts, the export in src/commands/load/export.ts; the run is src/load (loaded
  * inside the action: START-UP RULE); the rendering is src/commands/load/summary.ts and src/commands/load/html-report.ts.
  */
+import { addFlags } from '../common/flags.js';
 import { Option, type Command } from 'commander';
 import {
   bounded,
@@ -17,15 +18,8 @@ import {
   type LoadFlags,
 } from './options.js';
 import { parseMix, parseRepeatShare } from '../../load/scenario.js';
-import {
-  callbackListenOption,
-  choiceOption,
-  durationOption,
-  parseHttpUrl,
-  parseRatePerSecond,
-} from '../common/options.js';
+import { callbackListenOption, durationOption, interfaceOption, parseRatePerSecond } from '../common/options.js';
 import { runHandler, type RunState } from '../common/runner.js';
-import { addSecretOptions } from '../common/secret-options.js';
 import { addCaOptions } from '../common/transport-options.js';
 import { LOAD_BOUNDS } from '../../load/bounds.js';
 import type { PhaseSpec } from '../../load/schedule.js';
@@ -69,17 +63,12 @@ export function registerLoad(program: Command, state: RunState): void {
   addArrivalOptions(load);
   addThresholdOptions(load);
   addCallbackOptions(load);
-  load.option(
-    '--html <file>',
-    'also write the results with rate and latency over time as charts to FILE, one self-contained HTML page',
-  );
   addCaOptions(load);
-  addSecretOptions(load, 'secret', 'signing secret of the direction loaded (default: $CAI_SECRET)');
-  addSecretOptions(
-    load,
-    'callback-secret',
-    "A with --callbacks: the events secret, to verify the provider's callbacks (default: $CAI_CALLBACK_SECRET)",
-  );
+  addFlags(load, {
+    secret: 'signing secret of the direction loaded (default: $CAI_SECRET)',
+    callbackSecret:
+      "A with --callbacks: the events secret, to verify the provider's callbacks (default: $CAI_CALLBACK_SECRET)",
+  });
   load.addHelpText('after', LOAD_HELP);
   load.action(async (options: LoadFlags, cmd: Command) => {
     await runHandler(
@@ -94,19 +83,13 @@ export function registerLoad(program: Command, state: RunState): void {
 
 /** What is loaded: the interface, the target (or the mock) and the header that names the sender. */
 function addTargetOptions(load: Command): void {
-  load
-    .addOption(
-      choiceOption(
-        '--interface <id>',
-        'B: a platform events endpoint; A: a provider contact-jobs endpoint',
-        ['A', 'B'],
-        'B',
-      ),
-    )
-    .option('--to <url>', "the events URL (B), or the provider's base URL (A; /contact-jobs is appended)", parseHttpUrl)
-    .option('--mock', 'load the reference receiver, started in this process')
-    .option('--provider <code>', 'B: the X-CAI-Provider header (§4.2)')
-    .option('--source <id>', 'A: the X-CAI-Source header (§4.1)');
+  load.addOption(interfaceOption('B: a platform events endpoint; A: a provider contact-jobs endpoint').default('B'));
+  addFlags(load, {
+    to: "the events URL (B), or the provider's base URL (A; /contact-jobs is appended)",
+    mock: 'load the reference receiver, started in this process',
+    provider: 'B: the X-CAI-Provider header (§4.2)',
+    source: 'A: the X-CAI-Source header (§4.1)',
+  });
 }
 
 /** How requests arrive: the open model's rate and phases, what is sent, and the limits on each request. */
@@ -177,17 +160,16 @@ function addThresholdOptions(load: Command): void {
     );
 }
 
-/** Interface A's jobs: their callback_url and branch_code, and the listener that times each to its first event (§8). */
+/** Interface A's jobs: their callback_url and branch_code, and the listener that times each to its first event (§8); then --html. */
 function addCallbackOptions(load: Command): void {
   load
     .option('--callbacks', "A: listen for the provider's events and time each job to its first one (§8 first contact)")
-    .addOption(callbackListenOption())
-    .option(
-      '--callback-url <url>',
-      "A: the callback listener's public address (with --callbacks), else every job's callback_url",
-      parseHttpUrl,
-    )
-    .option('--branch-code <code>', "A: the jobs' branch_code (a code from the deployment catalog)");
+    .addOption(callbackListenOption());
+  addFlags(load, {
+    callbackUrl: "A: the callback listener's public address (with --callbacks), else every job's callback_url",
+    branchCode: "A: the jobs' branch_code (a code from the deployment catalog)",
+    html: 'also write the results with rate and latency over time as charts to FILE, one self-contained HTML page',
+  });
 }
 
 /** `cai load export`: the same scenario written as an Artillery project (the scenario flags are the parent's). */

@@ -3,6 +3,7 @@
  * each value, and what both subcommands make of them together (the phases, the thresholds, the identity header,
  * the flags of the other interface refused).
  */
+import type { SharedFlags } from '../common/flags.js';
 import { InvalidArgumentError } from 'commander';
 import { usageError } from '../../errors.js';
 import { interfaceSpec, otherInterface } from '../../spec/interfaces.js';
@@ -16,12 +17,9 @@ import { identityValueProblem } from '../common/header-options.js';
 import { hasSecretOptions } from '../common/secret-options.js';
 import type { CommandContext } from '../common/runner.js';
 
-export interface LoadFlags {
+export interface LoadFlags
+  extends Pick<SharedFlags, 'to' | 'mock' | 'provider' | 'source' | 'callbackUrl' | 'branchCode' | 'html'> {
   interface: 'A' | 'B';
-  to?: string;
-  mock?: boolean;
-  provider?: string;
-  source?: string;
   rate?: number;
   duration: number;
   ramp?: PhaseSpec[];
@@ -34,9 +32,6 @@ export interface LoadFlags {
   sloScale: number;
   callbacks?: boolean;
   callbackListen?: { host: string; port: number };
-  callbackUrl?: string;
-  branchCode?: string;
-  html?: string;
   ca?: string;
   insecure?: boolean;
   [key: string]: unknown;

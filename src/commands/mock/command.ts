@@ -1,9 +1,9 @@
+import { addFlags } from '../common/flags.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { UiAddress } from './start.js';
 import { FLAG_BOUNDS } from '../../bounds-flags.js';
 import { runHandler, type RunState } from '../common/runner.js';
 import { MOCK_HINTS } from './hints.js';
-import { addSecretOptions } from '../common/secret-options.js';
 import {
   choiceOption,
   collectOneOf,
@@ -85,7 +85,7 @@ function addMock(mock: Command, state: RunState, text: MockText): Command {
       MOCK_HINTS,
     );
   });
-  return command
+  command
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on; 0 = any free port', parsePort, 0)
     .option(
@@ -99,9 +99,11 @@ function addMock(mock: Command, state: RunState, text: MockText): Command {
         [...FSYNC_MODES],
         DEFAULT_FSYNC,
       ),
-    )
-    .option('--tls-cert <file>', 'serve HTTPS (TLS 1.2+, §5.8) with this PEM certificate (needs --tls-key)')
-    .option('--tls-key <file>', 'the PEM private key of --tls-cert')
+    );
+  return addFlags(command, {
+    tlsCert: 'serve HTTPS (TLS 1.2+, §5.8) with this PEM certificate (needs --tls-key)',
+    tlsKey: 'the PEM private key of --tls-cert',
+  })
     .option('--latency <ms>', 'wait this long before every answer (fault injection)', parseMilliseconds)
     .option(
       '--dedupe-capacity <n>',
@@ -167,11 +169,9 @@ function registerPlatform(mock: Command, state: RunState): void {
       collectValues,
     )
     .option('--catalog <file>', 'branch catalog (JSON); appointment events with another branch_code are rejected 400');
-  addSecretOptions(
-    command,
-    'secret',
-    'secret of the live credential, Interface B direction (default: $CAI_SECRET); several = rotation overlap',
-  );
+  addFlags(command, {
+    secret: 'secret of the live credential, Interface B direction (default: $CAI_SECRET); several = rotation overlap',
+  });
 }
 
 function registerProvider(mock: Command, state: RunState): void {
@@ -187,16 +187,10 @@ function registerProvider(mock: Command, state: RunState): void {
       "branch catalog (JSON) with each unit's number_e164; jobs with another branch_code are rejected 400",
     );
   addCaOptions(command, { https: 'https callback URLs', certificate: "the callback's TLS certificate" });
-  addSecretOptions(
-    command,
-    'secret',
-    'secret of the jobs direction, to verify jobs (default: $CAI_SECRET); several = rotation overlap',
-  );
-  addSecretOptions(
-    command,
-    'callback-secret',
-    'secret of the events direction, to sign events (default: $CAI_CALLBACK_SECRET); the first signs',
-  );
+  addFlags(command, {
+    secret: 'secret of the jobs direction, to verify jobs (default: $CAI_SECRET); several = rotation overlap',
+    callbackSecret: 'secret of the events direction, to sign events (default: $CAI_CALLBACK_SECRET); the first signs',
+  });
 }
 
 /** A factor within its bound (docs/limits.md, "Flag values"). */

@@ -2,25 +2,24 @@
  * `cai replay`, its action: a captured request sent again, signed afresh or as it was. Loaded when the
  * command runs, not at every start-up.
  */
+import type { SharedFlags } from '../common/flags.js';
 import { requireOptions } from '../common/options.js';
 import type { CommandContext } from '../common/runner.js';
 import { signingSecret } from '../common/secret-options.js';
-import { retryFlags, type TransportOptions } from '../common/send-options.js';
+import { retryPolicyOf, type TransportOptions } from '../common/send-options.js';
 import type { Output } from '../../output/output.js';
 import type { KeptTimestamp } from '../../send/replay.js';
 import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
 
-export interface ReplayOptions extends TransportOptions {
+export interface ReplayOptions extends TransportOptions, Pick<SharedFlags, 'to'> {
   request?: string;
-  to?: string;
   keepTimestamp?: boolean;
 }
 
 export async function runReplay(options: ReplayOptions, context: CommandContext): Promise<number> {
   const { io, output } = context;
-  const { resolvePolicy } = await import('../../http/retry.js');
-  const policy = resolvePolicy(retryFlags(options));
-  if (options.printSchedule) return (await import('../send/retry-schedule.js')).renderSchedule(policy, output);
+  const policy = await retryPolicyOf(options, output);
+  if (typeof policy === 'number') return policy;
   const [file, to] = requireOptions([
     { flag: '--request', value: options.request, how: '--request FILE with the captured raw HTTP request' },
     { flag: '--to', value: options.to, how: 'the URL to send to, e.g. --to http://127.0.0.1:8787' },

@@ -2,31 +2,27 @@
  * `cai replay`: a captured raw HTTP request sent again (src/send/replay.ts), with the transport, retry and dry-run
  * flags of the sending commands, and their rendering.
  */
+import { addFlags } from '../common/flags.js';
 import type { Command } from 'commander';
-import { parseHttpUrl } from '../common/options.js';
+
 import { runHandler, type RunState } from '../common/runner.js';
-import { addSecretOptions } from '../common/secret-options.js';
 import { addTransportOptions } from '../common/send-options.js';
 import { declareCommand } from '../common/list.js';
 import type { ReplayOptions } from './action.js';
 
 export function registerReplay(program: Command, state: RunState): void {
-  const command = declareCommand(program, 'replay')
-    .option(
-      '--request <file>',
-      'the captured request (request line, headers, blank line, body), as `cai verify --request` reads it',
-    )
-    .option('--to <url>', "where to send it; a URL without a path takes the captured request's path", parseHttpUrl)
-    .option(
-      '--keep-timestamp',
-      'send the captured X-CAI-Timestamp and X-CAI-Signature unchanged (to test staleness on purpose, §5.5)',
-    );
-  addTransportOptions(command);
-  addSecretOptions(
-    command,
-    'secret',
-    "signing secret of the request's direction (default: $CAI_SECRET); not needed with --keep-timestamp",
+  const command = declareCommand(program, 'replay').option(
+    '--request <file>',
+    'the captured request (request line, headers, blank line, body), as `cai verify --request` reads it',
   );
+  addFlags(command, { to: "where to send it; a URL without a path takes the captured request's path" }).option(
+    '--keep-timestamp',
+    'send the captured X-CAI-Timestamp and X-CAI-Signature unchanged (to test staleness on purpose, §5.5)',
+  );
+  addTransportOptions(command);
+  addFlags(command, {
+    secret: "signing secret of the request's direction (default: $CAI_SECRET); not needed with --keep-timestamp",
+  });
   command.addHelpText(
     'after',
     `

@@ -19,54 +19,51 @@ Examples:
 
 export function registerSample(program: Command, state: RunState): void {
   const sample = declareCommand(program, 'sample').addHelpText('after', EXAMPLES);
-  const addCommon = (command: Command, forEvents: boolean): Command => {
-    command
-      .option('--set <path=value>', 'set a field (dotted path); repeatable', collectValues)
-      .option('--unset <path>', 'remove a field (dotted path); repeatable', collectValues)
-      .option(
-        '--count <n>',
-        'print N documents, one a line (NDJSON), each with fresh ids',
-        wholeNumber(1, FLAG_BOUNDS.count),
-        1,
-      )
-      .option('--compact', 'print a single document on one line')
-      .option('--strict', 'refuse (exit 1) instead of warning when the overrides make the document invalid');
-    if (forEvents) {
-      command
-        .option('--lead-id <id>', 'the lead_id of the job the event belongs to (default: a fresh one)')
-        .option('--provider-job-id <id>', 'the provider_job_id (conversation.message)')
-        .option('--branch-code <code>', 'branch_code (appointment events)');
-    }
-    return command;
-  };
   const run = (target: Target, options: SampleOptions, cmd: Command) =>
     runHandler(state, cmd, async (context) => (await import('./action.js')).runSample(target, options, context));
+  const declare = (name: string, description: string, help = EXAMPLES) =>
+    sample.command(name).description(description).addHelpText('after', help);
   addCommon(
-    sample
-      .command('job')
-      .description('a contact job (§2.2), the Interface A request body')
+    declare('job', 'a contact job (§2.2), the Interface A request body')
       .option('--callback-url <url>', 'callback_url (default: https://platform.example/cai/events)', parseHttpUrl)
       .option('--branch-code <code>', 'branch_code (default: BR-001)'),
-    false,
-  )
-    .addHelpText('after', EXAMPLES)
-    .action((options: SampleOptions, cmd: Command) => run({ kind: 'job' }, options, cmd));
+  ).action((options: SampleOptions, cmd: Command) => run({ kind: 'job' }, options, cmd));
   addCommon(
-    sample
-      .command('event')
-      .description('an Interface B event (§2.4–2.7)')
-      .argument('<type>', `the event type: ${EVENT_TYPES.join(', ')}`, oneOf(EVENT_TYPES)),
-    true,
+    declare('event', 'an Interface B event (§2.4–2.7)').argument(
+      '<type>',
+      `the event type: ${EVENT_TYPES.join(', ')}`,
+      oneOf(EVENT_TYPES),
+    ),
   )
-    .addHelpText('after', EXAMPLES)
+    .option('--lead-id <id>', 'the lead_id of the job the event belongs to (default: a fresh one)')
+    .option('--provider-job-id <id>', 'the provider_job_id (conversation.message)')
+    .option('--branch-code <code>', 'branch_code (appointment events)')
     .action((type: EventType, options: SampleOptions, cmd: Command) => run({ kind: 'event', type }, options, cmd));
-  addCommon(sample.command('ack').description('a job acknowledgment (§2.3), the Interface A 202 body'), false)
-    .addHelpText(
-      'after',
-      '\nExamples:\n  $ cai sample ack\n  $ cai sample ack --set assigned_number_e164=+34911000111 --compact',
+  const ackExamples =
+    '\nExamples:\n  $ cai sample ack\n  $ cai sample ack --set assigned_number_e164=+34911000111 --compact';
+  addCommon(declare('ack', 'a job acknowledgment (§2.3), the Interface A 202 body', ackExamples)).action(
+    (options: SampleOptions, cmd: Command) => run({ kind: 'ack' }, options, cmd),
+  );
+  addCommon(
+    declare(
+      'duplicate-ack',
+      'the duplicate acknowledgment (§2.13)',
+      '\nExamples:\n  $ cai sample duplicate-ack --compact',
+    ),
+  ).action((options: SampleOptions, cmd: Command) => run({ kind: 'duplicate-ack' }, options, cmd));
+}
+
+/** The flags of every sample: overrides, the count, the layout, and how an invalid override is taken. */
+function addCommon(command: Command): Command {
+  return command
+    .option('--set <path=value>', 'set a field (dotted path); repeatable', collectValues)
+    .option('--unset <path>', 'remove a field (dotted path); repeatable', collectValues)
+    .option(
+      '--count <n>',
+      'print N documents, one a line (NDJSON), each with fresh ids',
+      wholeNumber(1, FLAG_BOUNDS.count),
+      1,
     )
-    .action((options: SampleOptions, cmd: Command) => run({ kind: 'ack' }, options, cmd));
-  addCommon(sample.command('duplicate-ack').description('the duplicate acknowledgment (§2.13)'), false)
-    .addHelpText('after', '\nExamples:\n  $ cai sample duplicate-ack --compact')
-    .action((options: SampleOptions, cmd: Command) => run({ kind: 'duplicate-ack' }, options, cmd));
+    .option('--compact', 'print a single document on one line')
+    .option('--strict', 'refuse (exit 1) instead of warning when the overrides make the document invalid');
 }

@@ -2,10 +2,9 @@
  * `cai send-job` and `cai send-event`, their action: one document (a file, stdin or a sample) signed and sent with
  * the retry policy of §7, or a batch of them (`--ndjson`), and what came of it. Loaded when the command runs.
  */
-import { IDENTITY_HOW, requireOptions } from '../common/options.js';
 import type { CommandContext } from '../common/runner.js';
 import { signingSecret } from '../common/secret-options.js';
-import { retryFlags, openSendPool, type SendOptions } from '../common/send-options.js';
+import { openSendPool, requireSendTarget, retryPolicyOf, type SendOptions } from '../common/send-options.js';
 import { checkPlainHttp } from '../common/transport-options.js';
 import { ExitCode, usageError } from '../../errors.js';
 import type { RetryPolicy } from '../../http/retry.js';
@@ -22,10 +21,9 @@ type Addressed = SendOptions & { to: string; identity: string };
 
 export async function runSend(kind: SendKind, options: SendOptions, context: CommandContext): Promise<number> {
   const { io, output } = context;
-  const { resolvePolicy } = await import('../../http/retry.js');
-  const policy = resolvePolicy(retryFlags(options));
-  if (options.printSchedule) return (await import('./retry-schedule.js')).renderSchedule(policy, output);
-  const addressed = { ...options, ...requireTarget(kind, options) };
+  const policy = await retryPolicyOf(options, output);
+  if (typeof policy === 'number') return policy;
+  const addressed = { ...options, ...requireSendTarget(kind, options) };
   if (options.ndjson !== undefined) return runBatchSend(kind, addressed, policy, context);
   refuseBatchOnlyFlags(options);
   const secret = signingSecret(options, context);
@@ -66,23 +64,6 @@ export async function runSend(kind: SendKind, options: SendOptions, context: Com
   const { deliverWatched } = await import('./delivery-progress.js');
   const request = { kind, to: addressed.to, identity: addressed.identity, secret, body: prepared.body };
   return deliverWatched(url, options, policy, context, (deliver) => sendDocument(request, deliver));
-}
-
-/** `--to` and the identity header's value (§4.1 X-CAI-Source, §4.2 X-CAI-Provider): given, or from the profile. */
-function requireTarget(kind: SendKind, options: SendOptions): { to: string; identity: string } {
-  const identity = kind === 'job' ? 'source' : 'provider';
-  const [to, value] = requireOptions([
-    {
-      flag: '--to',
-      value: options.to,
-      how:
-        kind === 'job'
-          ? "the provider's base URL, e.g. --to https://provider.example/cai"
-          : 'the events URL, e.g. --to https://platform.example/cai/events',
-    },
-    { flag: `--${identity}`, value: options[identity], how: IDENTITY_HOW[identity] },
-  ]) as [string, string];
-  return { to, identity: value };
 }
 
 function refuseBatchOnlyFlags(options: SendOptions): void {

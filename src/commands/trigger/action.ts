@@ -2,11 +2,12 @@
  * `cai trigger`, its action: the flow named, found (or a typo's meaning suggested), its flags checked against its
  * interface, then sent. Loaded when the command runs.
  */
+import type { SharedFlags } from '../common/flags.js';
 import type { Command } from 'commander';
-import { flagGiven, IDENTITY_HOW, requireOptions } from '../common/options.js';
+import { flagGiven, requireOptions } from '../common/options.js';
 import type { CommandContext } from '../common/runner.js';
 import { callbackSecretsOf, hasSecretOptions, signingSecret } from '../common/secret-options.js';
-import { retryFlags, openSendPool, type TransportOptions } from '../common/send-options.js';
+import { openSendPool, requireSendTarget, retryPolicyOf, type TransportOptions } from '../common/send-options.js';
 import { checkPlainHttp } from '../common/transport-options.js';
 import { usageError } from '../../errors.js';
 import type { DeliverOptions } from '../../http/deliver.js';
@@ -14,16 +15,12 @@ import type { RetryPolicy } from '../../http/retry.js';
 import type { Flow } from '../../send/flows.js';
 import { interfaceSpec, otherInterface } from '../../spec/interfaces.js';
 
-export interface TriggerOptions extends TransportOptions {
+export interface TriggerOptions
+  extends TransportOptions,
+    Pick<SharedFlags, 'to' | 'provider' | 'source' | 'leadId' | 'branchCode' | 'publicUrl'> {
   list?: boolean;
-  to?: string;
-  provider?: string;
-  source?: string;
-  leadId?: string;
-  branchCode?: string;
   pace: number;
   listen: { host: string; port: number };
-  publicUrl?: string;
   wait: number;
   observe: number;
 }
@@ -76,9 +73,8 @@ export async function runTrigger(
     );
   }
   refuseFlagsOfOtherInterface(flow, cmd);
-  const { resolvePolicy } = await import('../../http/retry.js');
-  const policy = resolvePolicy(retryFlags(options));
-  if (options.printSchedule) return (await import('../send/retry-schedule.js')).renderSchedule(policy, context.output);
+  const policy = await retryPolicyOf(options, context.output);
+  if (typeof policy === 'number') return policy;
   return interfaceSpec(flow.interface).document === 'event'
     ? triggerEvents(flow, options, policy, context)
     : triggerJobFlow(options, policy, context);
@@ -98,10 +94,7 @@ function refuseFlagsOfOtherInterface(flow: Flow, command: Command): void {
 /** Interface B: the flow's events, one after another, each answer as it comes, then the summary. */
 async function triggerEvents(flow: Flow, options: TriggerOptions, policy: RetryPolicy, context: CommandContext) {
   const { io, output } = context;
-  const [to, provider] = requireOptions([
-    { flag: '--to', value: options.to, how: 'the events URL, e.g. --to https://platform.example/cai/events' },
-    { flag: '--provider', value: options.provider, how: IDENTITY_HOW.provider },
-  ]) as [string, string];
+  const { to, identity: provider } = requireSendTarget('event', options);
   const secret = signingSecret(options, context);
   const { buildFlow } = await import('../../send/flows.js');
   const { values, events } = buildFlow(flow, {

@@ -5,10 +5,10 @@
  * The flows are data (src/send/flows.ts); the sending is src/send/trigger.ts and src/send/trigger-job.ts, loaded
  * inside the action (action.ts, loaded when the command runs); the lines are lines.ts. The flags are declared here.
  */
+import { addFlags } from '../common/flags.js';
 import { Option, type Command } from 'commander';
-import { durationOption, nonEmpty, parseHostPort, parseHttpUrl } from '../common/options.js';
+import { durationOption, nonEmpty, parseHostPort } from '../common/options.js';
 import { runHandler, type RunState } from '../common/runner.js';
-import { addSecretOptions } from '../common/secret-options.js';
 import { addTransportOptions } from '../common/send-options.js';
 import { declareCommand } from '../common/list.js';
 import type { TriggerOptions } from './action.js';
@@ -17,17 +17,12 @@ import { TRIGGER_HINTS } from './hints.js';
 export function registerTrigger(program: Command, state: RunState): void {
   const command = declareCommand(program, 'trigger')
     .argument('[flow]', 'the flow to send (cai trigger --list names them)')
-    .option('--list', 'list the flows and what each sends')
-    .option(
-      '--to <url>',
-      'B: the events URL (§4.2); job: the provider endpoint (/contact-jobs is appended, §4.1)',
-      parseHttpUrl,
-    )
-    .option(
-      '--provider <code>',
-      "B: the X-CAI-Provider header (§4.2); job: the code the provider's events must carry (§5.6)",
-    )
-    .option('--source <id>', 'job: the X-CAI-Source header, the platform id (§4.1)')
+    .option('--list', 'list the flows and what each sends');
+  addFlags(command, {
+    to: 'B: the events URL (§4.2); job: the provider endpoint (/contact-jobs is appended, §4.1)',
+    provider: "B: the X-CAI-Provider header (§4.2); job: the code the provider's events must carry (§5.6)",
+    source: 'job: the X-CAI-Source header, the platform id (§4.1)',
+  })
     .option(
       '--lead-id <id>',
       'the lead_id of every event (B) or of the job (default: a fresh one)',
@@ -43,12 +38,11 @@ export function registerTrigger(program: Command, state: RunState): void {
       new Option('--listen <host:port>', "job: where the listener of the provider's events listens")
         .argParser(parseHostPort)
         .default({ host: '127.0.0.1', port: 0 }, '127.0.0.1:0'),
-    )
-    .option(
-      '--public-url <url>',
+    );
+  addFlags(command, {
+    publicUrl:
       "job: the address the provider reaches the listener at (a tunnel), when not its own; the job's callback_url is it with /events appended",
-      parseHttpUrl,
-    )
+  })
     .addOption(
       durationOption(
         '--wait <duration>',
@@ -64,16 +58,10 @@ export function registerTrigger(program: Command, state: RunState): void {
       ),
     );
   addTransportOptions(command);
-  addSecretOptions(
-    command,
-    'secret',
-    'signing secret: B the events secret, job the jobs secret (default: $CAI_SECRET)',
-  );
-  addSecretOptions(
-    command,
-    'callback-secret',
-    "job: the events secret, to verify the provider's events (default: $CAI_CALLBACK_SECRET)",
-  );
+  addFlags(command, {
+    secret: 'signing secret: B the events secret, job the jobs secret (default: $CAI_SECRET)',
+    callbackSecret: "job: the events secret, to verify the provider's events (default: $CAI_CALLBACK_SECRET)",
+  });
   command.addHelpText(
     'after',
     `

@@ -6,10 +6,10 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { CommandContext } from '../common/runner.js';
 import { formatCap, INPUT_CAPS, READ_CHUNK_BYTES } from '../../bounds.js';
-import { emptyPath, openInputStream, readFileInput, tooLarge, unreadable } from '../../input.js';
+import { emptyPath, openInputStream, readFileInput, readStreamCapped, tooLarge, unreadable } from '../../input.js';
 import { pipeWriter, type PipeWriter } from '../../output/pipe-writer.js';
 import { jsonText, safeText } from '../../output/safe-text.js';
-import { usageError } from '../../errors.js';
+import { CaiError, usageError } from '../../errors.js';
 import { describeIssue } from '../../spec/issues.js';
 import type { DocumentKind, DocumentVerdict, ValidateOptions } from '../../spec/validate-fast.js';
 import { plural } from '../../text.js';
@@ -180,29 +180,19 @@ async function validateWhole(
 ): Promise<DocumentVerdict | undefined> {
   const stream = source === STDIN ? io.stdin : openInputStream(resolve(io.cwd, source));
   run.reading = stream;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let over = false;
+  let bytes: Buffer;
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer | string>) {
-      const buffer = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
-      size += buffer.length;
-      // Reading stops one byte past the cap: stdin, a pipe or /dev/zero is never read to exhaustion.
-      if (size > INPUT_CAPS.document.bytes) {
-        over = true;
-        break;
-      }
-      chunks.push(buffer);
-    }
+    // Reading stops one byte past the cap: stdin, a pipe or /dev/zero is never read to exhaustion.
+    const subject = source === STDIN ? 'the document on stdin' : `document file ${source}`;
+    bytes = await readStreamCapped(stream, 'document', subject);
   } catch (error) {
     if (run.interrupted) return undefined;
-    throw unreadable(source, 'document', error);
+    throw error instanceof CaiError && error.code === 'input_too_large' ? error : unreadable(source, 'document', error);
   } finally {
     run.reading = undefined;
   }
   if (run.interrupted) return undefined; // read only in part
-  if (over) throw tooLarge('document', source === STDIN ? 'the document on stdin' : `document file ${source}`);
-  return validators.verdictOf(Buffer.concat(chunks, size), options);
+  return validators.verdictOf(bytes, options);
 }
 
 async function validateNdjson(
