@@ -7,8 +7,7 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { AttemptRecord, DeliverOptions, DeliveryError } from '../http/deliver.js';
-import type { SendResult, SendVerdict } from '../http/send.js';
-import { documentSender, type SendRequest } from './request.js';
+import { documentSender, type SendRequest, type SendResult, type SendVerdict } from '../http/send.js';
 import { pool } from '../pool.js';
 
 export interface BatchDocument {

@@ -8,14 +8,13 @@
  */
 import { MAX_WALK_DEPTH } from '../bounds.js';
 import type { DeliverOptions } from '../http/deliver.js';
-import type { SendResult } from '../http/send.js';
 import { startMockPlatform, type ObservedRequest } from '../mock/platform.js';
 import { FIRST_CONTACT_TARGET_SECONDS } from '../spec/constants.js';
 import { endsConversation } from '../spec/event-types.js';
 import { isObject } from '../spec/json.js';
 import { jsonNestingDepth } from '../spec/json-syntax.js';
 import { sampleJob } from '../spec/sample.js';
-import { sendDocument } from './request.js';
+import { sendDocument, type SendResult } from '../http/send.js';
 
 export const FIRST_CONTACT_TARGET_MS = FIRST_CONTACT_TARGET_SECONDS * 1000;
 
