@@ -37,7 +37,7 @@ import { InFlight } from '../http/in-flight.js';
 import { declaredLength, errorReply, listen, readBody, sendReply, sleep, type Reply } from '../http/server.js';
 import type { Bounds } from './bounds.js';
 import { LogWriteError, type MockLogHead } from './log.js';
-import { dedupeAndPersist } from './pipeline/dedupe.js';
+import { dedupeAndPersist, documentKey } from './pipeline/dedupe.js';
 import type {
   MockRequestEntry,
   ReceiverProfile,
@@ -295,7 +295,7 @@ async function recordRefused<Ack>(profile: ReceiverProfile<Ack>, received: Recei
   const eventId = eventIdOf(received.body);
   if (eventId === undefined) return;
   const admitted = Object.assign(received, { document: { event_id: eventId } });
-  await profile.indexFor(admitted).claim(profile.dedupeKey(admitted), async () => profile.acknowledge(admitted));
+  await profile.indexFor(admitted).claim(documentKey(profile, admitted), async () => profile.acknowledge(admitted));
 }
 
 /** How long the rest of a body is read before an early answer (the rest of one within §8's limit, on loopback or a LAN). */

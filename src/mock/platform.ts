@@ -25,7 +25,7 @@ import {
   type StartedReceiver,
 } from './pipeline.js';
 import { RateLimiter } from './rate-limit.js';
-import { dedupeKeyOf, narrowedFormatIssues, signedTimestamp, wireCheck } from './receiver-faults.js';
+import { dedupeKeyOf, signedTimestamp, wireCheck } from './receiver-faults.js';
 import { eventIdOf } from '../spec/json.js';
 import { receivedHeaders } from './request.js';
 import type { RecordStore } from './store.js';
@@ -205,12 +205,9 @@ function platformProfile(options: MockPlatformOptions, path: string, state: Plat
             (has('size-in-characters') ? characterLimit(received.body, reject) : undefined) ??
             (has('dedupe-before-auth') ? duplicateBeforeAuth(received) : undefined)
         : undefined,
-    badJson: has('5xx-on-bad-json') ? (reject) => reject(500, 'internal_error', 'internal server error') : undefined,
-    checkDocument: (validator, document) =>
-      checkEvent(validator, document, has, options.catalog).concat(narrowedFormatIssues(document, state.faults)),
+    checkDocument: (validator, document) => checkEvent(validator, document, has, options.catalog),
     inspect: (admitted, reject) =>
       checkLead(admitted, state.knownLeads, has('reject-unknown-lead'), reject) ?? injectFailure(admitted, reject),
-    dedupeKey: ({ document }) => dedupeKeyOf(document.event_id as string, state.faults),
     acknowledge: () => true,
     recordHead: (admitted, verdict) => eventRecordHead(admitted, verdict),
     answer: (_admitted, verdict) => (verdict === 'accepted' ? acceptedReply : duplicateReply),

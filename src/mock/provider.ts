@@ -18,7 +18,7 @@ import {
   type StartedReceiver,
 } from './pipeline.js';
 import { identityRefusal } from './pipeline/steps.js';
-import { dedupeKeyOf, narrowedFormatIssues, signedTimestamp, wireCheck } from './receiver-faults.js';
+import { signedTimestamp, wireCheck } from './receiver-faults.js';
 import { receivedHeaders } from './request.js';
 import type { EventSender } from './sender.js';
 import {
@@ -176,12 +176,8 @@ function providerProfile(options: MockProviderOptions, state: ProviderState): Re
     faults,
     admit: wireCheck(faults),
     identify: (request, _entry, reject) => checkSource(request, options.sourceId, reject) ?? credential,
-    badJson: has('5xx-on-bad-json') ? (reject) => reject(500, 'internal_error', 'internal server error') : undefined,
-    checkDocument: (validator, document) => [
-      ...validator.validateDocument(document, { kind: 'job', catalog: options.catalog }).errors,
-      ...narrowedFormatIssues(document, faults),
-    ],
-    dedupeKey: ({ document }) => dedupeKeyOf(document.event_id as string, faults),
+    checkDocument: (validator, document) =>
+      validator.validateDocument(document, { kind: 'job', catalog: options.catalog }).errors,
     acknowledge: ({ document }) => ({
       provider_job_id: `pj_${randomBytes(8).toString('hex')}`,
       assigned_number_e164: numberFor(String(document.branch_code), options.catalog),

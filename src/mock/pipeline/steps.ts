@@ -11,7 +11,14 @@ import { Headers, MAX_BODY_BYTES } from '../../spec/constants.js';
 import { describeIssue } from '../../spec/issues.js';
 import { unauthorisedReasonOf } from '../../spec/statuses.js';
 import { asObject, parseJson } from '../../spec/json.js';
-import { loosened, signatureAsRead, signatureLetThrough, windowClock, windowSecondsOf } from '../receiver-faults.js';
+import {
+  loosened,
+  narrowedFormatIssues,
+  signatureAsRead,
+  signatureLetThrough,
+  windowClock,
+  windowSecondsOf,
+} from '../receiver-faults.js';
 import { targetPath } from '../request.js';
 import type { Validator } from '../validator.js';
 import type { Admitted, Credential, ReceiverProfile, Received, Reject } from './profile.js';
@@ -176,10 +183,12 @@ export function parseAndValidate(
   const parsed = parseJson(received.body);
   if (!parsed.ok) {
     return (
-      profile.badJson?.(reject) ??
-      reject(400, 'invalid_json', 'the body is not valid JSON', {
-        errors: validator.validateBody(received.body, { kind: profile.kind }).errors,
-      })
+      // `5xx-on-bad-json`: 500 instead of 400.
+      profile.faults.has('5xx-on-bad-json')
+        ? reject(500, 'internal_error', 'internal server error')
+        : reject(400, 'invalid_json', 'the body is not valid JSON', {
+            errors: validator.validateBody(received.body, { kind: profile.kind }).errors,
+          })
     );
   }
   const value = profile.faults ? loosened(parsed.value, profile.faults) : parsed.value;
@@ -188,7 +197,7 @@ export function parseAndValidate(
     const value = fields?.[name];
     if (typeof value === 'string') received.entry[name] = value;
   }
-  const issues = profile.checkDocument(validator, value);
+  const issues = profile.checkDocument(validator, value).concat(narrowedFormatIssues(value, profile.faults));
   if (issues.length > 0) {
     received.entry.errors = issues;
     return reject(
