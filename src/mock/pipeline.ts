@@ -36,7 +36,7 @@ import { BODY_UNREADABLE, bodyUnreadable } from '../http/admission.js';
 import { InFlight } from '../http/in-flight.js';
 import { declaredLength, errorReply, listen, readBody, sendReply, sleep, type Reply } from '../http/server.js';
 import type { Bounds } from './bounds.js';
-import { LogWriteError, type MockLogHead } from './log.js';
+import { LogWriteError, RecordStore, type MockLogHead } from './log.js';
 import { dedupeAndPersist, documentKey } from './pipeline/dedupe.js';
 import type {
   MockRequestEntry,
@@ -59,7 +59,6 @@ import { eventIdOf } from '../spec/json.js';
 import { MAX_BODY_BYTES } from '../spec/constants.js';
 import { foldIdentity } from './receiver-faults.js';
 import type { MockReceiverOptions } from './receiver-options.js';
-import { RecordStore } from './store.js';
 
 export type {
   Admitted,

@@ -28,7 +28,7 @@ import { RateLimiter } from './rate-limit.js';
 import { dedupeKeyOf, signedTimestamp, wireCheck } from './receiver-faults.js';
 import { eventIdOf } from '../spec/json.js';
 import { receivedHeaders } from './request.js';
-import type { RecordStore } from './store.js';
+import type { RecordStore } from './log.js';
 import { requireProviderCode, requireSecrets, sharedProfile, type MockReceiverOptions } from './receiver-options.js';
 import { interfaceReceivedBy } from '../spec/interfaces.js';
 

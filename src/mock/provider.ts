@@ -29,7 +29,7 @@ import {
   type SentEventEntry,
   type SimulatorOptions,
 } from './simulator.js';
-import type { RecordStore } from './store.js';
+import type { RecordStore } from './log.js';
 import { requireProviderCode, requireSecrets, sharedProfile, type MockReceiverOptions } from './receiver-options.js';
 import type { Scenario } from './conversation.js';
 import { interfaceReceivedBy } from '../spec/interfaces.js';

@@ -3,7 +3,7 @@ import type { ReceiverLimits, TlsFiles } from '../http/server.js';
 import type { Bounds } from './bounds.js';
 import type { FsyncMode } from './log.js';
 import type { MockRequestEntry, RequestObserver } from './pipeline/profile.js';
-import type { RecordStore } from './store.js';
+import type { RecordStore } from './log.js';
 import { preloadValidator } from './validator.js';
 
 /**

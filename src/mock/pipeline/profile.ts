@@ -10,9 +10,7 @@ import type { InterfaceId } from '../../spec/constants.js';
 import type { ValidationIssue } from '../../spec/validate.js';
 import type { Bounds } from '../bounds.js';
 import type { DedupeIndex } from '../dedupe.js';
-import type { MockLogRecord } from '../log.js';
-import type { MockLogRecordHead } from '../log-record.js';
-import type { RecordStore } from '../store.js';
+import type { MockLogRecord, MockLogRecordHead, RecordStore } from '../log.js';
 import type { Validator } from '../validator.js';
 
 /** One request as the mocks print it (a line per request, like `stripe listen`; NDJSON with --json). */
