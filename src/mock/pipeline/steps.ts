@@ -81,41 +81,29 @@ export function checkSignatureHeaders(
 export function bodyOrReply(profile: ReceiverProfile<unknown>, read: BodyResult, reject: Reject): Buffer | Reply {
   const { limits } = profile;
   if (read.ok) return read.body;
-  switch (read.reason) {
-    case 'aborted':
-      return reject(400, 'aborted', 'the request body was not received in full');
-    case 'malformed':
-      return {
-        ...reject(400, 'bad_request', 'the body could not be read as HTTP/1.1 (its chunked framing)'),
-        close: true,
-      };
-    case 'timeout':
-      return {
-        ...reject(
-          408,
-          'request_timeout',
-          `the body did not arrive in time (a gap of ${limits.bodyIdleTimeoutMs} ms, or ${limits.bodyTimeoutMs} ms in all)`,
-        ),
-        close: true,
-      };
-    case 'busy':
-      // §7: a temporary unavailability, retried by the sender; the bodies in memory are what is scarce.
-      return {
-        ...reject(
-          503,
-          'overloaded',
-          `over ${limits.maxBufferedBytes} bytes of request bodies in memory; retry later`,
-          { retry_after: 1 },
-          { 'retry-after': '1' },
-        ),
-        close: true,
-      };
-    case 'too_large':
-      return {
-        ...reject(413, 'payload_too_large', `the body is over the ${MAX_BODY_BYTES}-byte limit${profile.sizeRule}`),
-        close: true,
-      };
-  }
+  if (read.reason === 'aborted') return reject(400, 'aborted', 'the request body was not received in full');
+  // Every other refusal closes the connection: the rest of the body is never read.
+  const refusal = {
+    malformed: () => reject(400, 'bad_request', 'the body could not be read as HTTP/1.1 (its chunked framing)'),
+    timeout: () =>
+      reject(
+        408,
+        'request_timeout',
+        `the body did not arrive in time (a gap of ${limits.bodyIdleTimeoutMs} ms, or ${limits.bodyTimeoutMs} ms in all)`,
+      ),
+    // §7: a temporary unavailability, retried by the sender; the bodies in memory are what is scarce.
+    busy: () =>
+      reject(
+        503,
+        'overloaded',
+        `over ${limits.maxBufferedBytes} bytes of request bodies in memory; retry later`,
+        { retry_after: 1 },
+        { 'retry-after': '1' },
+      ),
+    too_large: () =>
+      reject(413, 'payload_too_large', `the body is over the ${MAX_BODY_BYTES}-byte limit${profile.sizeRule}`),
+  }[read.reason]();
+  return { ...refusal, close: true };
 }
 
 /**
