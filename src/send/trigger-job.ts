@@ -8,6 +8,7 @@
  */
 import { MAX_WALK_DEPTH } from '../bounds.js';
 import type { DeliverOptions } from '../http/deliver.js';
+import { sleep } from '../http/server.js';
 import { startMockPlatform, type ObservedRequest } from '../mock/platform.js';
 import { FIRST_CONTACT_TARGET_SECONDS } from '../spec/constants.js';
 import { endsConversation } from '../spec/event-types.js';
@@ -212,16 +213,9 @@ async function waitForConversation(
 }
 
 /** Sleeps `ms`, or until an event arrives, or until the stop. */
-function sleepUntil(ms: number, stop: AbortSignal | undefined, onArrival: (wake: () => void) => void): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      stop?.removeEventListener('abort', done);
-      onArrival(() => {});
-      resolve();
-    };
-    const timer = setTimeout(done, Math.max(0, ms));
-    stop?.addEventListener('abort', done, { once: true });
-    onArrival(done);
-  });
+async function sleepUntil(ms: number, stop: AbortSignal | undefined, onArrival: (wake: () => void) => void) {
+  const arrived = new AbortController();
+  onArrival(() => arrived.abort());
+  await sleep(Math.max(0, ms), stop ? AbortSignal.any([stop, arrived.signal]) : arrived.signal);
+  onArrival(() => {});
 }
