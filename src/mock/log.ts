@@ -36,7 +36,7 @@ export async function openMockLog(
   let lock: LogLock | undefined;
   try {
     // A regular file or nothing yet: anything else (a FIFO, whose open would block) is refused before it is opened.
-    const kind = await nonRegularAt(path, true);
+    const kind = await nonRegularAt(path);
     if (kind !== undefined) throw new NotRegularFile(path, kind);
     lock = await LogLock.acquire(await realLogPath(path));
     let records = 0;
