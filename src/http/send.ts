@@ -34,20 +34,11 @@ export function repeatOfOwnAttempt(result: SendResult): boolean {
   );
 }
 
-export interface SendEventRequest {
-  /** `{events_url}` (§4.2), used as given. */
-  to: string;
-  body: Uint8Array;
-  /** The events-direction secret (§5.1). */
-  secret: string;
-  /** `X-CAI-Provider` (§4.2). */
-  provider: string;
-  /** The body's event_id when the caller already knows it (saves parsing the body again). */
-  eventId?: string;
-}
+/** An event: `to` is `{events_url}` (§4.2), used as given, with the events secret and `X-CAI-Provider` (§4.2, §5.1). */
+export type SendEventRequest = Omit<SendRequest, 'kind' | 'identity'> & { provider: string };
 
 /** A contact job: `to` is `{provider_endpoint}`, `/contact-jobs` appended, with the jobs secret and `X-CAI-Source` (§4.1, §5.1). */
-export type SendJobRequest = Omit<SendEventRequest, 'provider'> & { source: string };
+export type SendJobRequest = Omit<SendRequest, 'kind' | 'identity'> & { source: string };
 
 /** `{provider_endpoint}/contact-jobs`; a URL that already ends with the path is used as is. */
 export function contactJobsUrl(base: string): string {
@@ -77,7 +68,7 @@ export interface SendRequest {
   /** The signing secret of the direction (§5.1). */
   secret: string;
   body: Uint8Array;
-  /** The body's event_id, when already known. */
+  /** The body's event_id when the caller already knows it (saves parsing the body again). */
   eventId?: string;
 }
 
