@@ -11,6 +11,7 @@ import {
   declaredLength,
   listen,
   sendReply,
+  sleep,
   type BodyResult,
   type ReceiverLimits,
   type Reply,
@@ -200,20 +201,15 @@ async function receive(
 }
 
 /** Waits `ms` before an answer; false when the connection closed meanwhile. */
-function held(request: IncomingMessage, response: ServerResponse, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      response.off('close', closed);
-      request.socket.off('close', closed);
-      resolve(true);
-    }, ms);
-    const closed = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    response.once('close', closed);
-    request.socket.once('close', closed);
-  });
+async function held(request: IncomingMessage, response: ServerResponse, ms: number): Promise<boolean> {
+  const closed = new AbortController();
+  const close = () => closed.abort();
+  response.once('close', close);
+  request.socket.once('close', close);
+  await sleep(ms, closed.signal);
+  response.off('close', close);
+  request.socket.off('close', close);
+  return !closed.signal.aborted;
 }
 
 /**

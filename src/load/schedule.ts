@@ -24,14 +24,11 @@ export interface Phase extends PhaseSpec {
   arrivals: number;
 }
 
-/** `500/s`, `0..500/s`: how a phase's rate reads. */
+/** `500/s`, `0..500/s`: how a phase's rate reads (to three decimals at most). */
 export function describeRate(phase: PhaseSpec): string {
-  const to = phase.fromPerSecond === phase.toPerSecond ? '' : `..${formatRate(phase.toPerSecond)}`;
-  return `${formatRate(phase.fromPerSecond)}${to}/s`;
-}
-
-function formatRate(rate: number): string {
-  return Number.isInteger(rate) ? String(rate) : String(Math.round(rate * 1000) / 1000);
+  const rate = (perSecond: number) => String(Math.round(perSecond * 1000) / 1000);
+  const to = phase.fromPerSecond === phase.toPerSecond ? '' : `..${rate(phase.toPerSecond)}`;
+  return `${rate(phase.fromPerSecond)}${to}/s`;
 }
 
 export class Schedule {

@@ -1,19 +1,16 @@
 /**
  * A mock's log and its lock must be regular files: a FIFO's open blocks until a writer comes (and holds a thread of
  * the pool, so that no shutdown could finish), a device or a socket is no log. What is at a path is looked at before
- * it is opened (`lstat`, or `stat` where a link to a regular file is fine), and opened with O_NONBLOCK, then checked
+ * it is opened (`stat`: a link to a regular file is fine), and opened with O_NONBLOCK, then checked
  * again on the descriptor, so that a file swapped in between cannot block either.
  */
 import { constants, type Stats } from 'node:fs';
-import { lstat, open, stat, type FileHandle } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { errnoCode } from '../errors.js';
 
 /** What a file that is not a regular one is, as a sentence names it; undefined for a regular file. */
 export function notRegular(
-  stats: Pick<
-    Stats,
-    'isFile' | 'isDirectory' | 'isFIFO' | 'isSocket' | 'isCharacterDevice' | 'isBlockDevice' | 'isSymbolicLink'
-  >,
+  stats: Pick<Stats, 'isFile' | 'isDirectory' | 'isFIFO' | 'isSocket' | 'isCharacterDevice' | 'isBlockDevice'>,
 ): string | undefined {
   if (stats.isFile()) return undefined;
   if (stats.isFIFO()) return 'a FIFO';
@@ -21,14 +18,13 @@ export function notRegular(
   if (stats.isSocket()) return 'a socket';
   if (stats.isCharacterDevice()) return 'a character device';
   if (stats.isBlockDevice()) return 'a block device';
-  if (stats.isSymbolicLink()) return 'a symbolic link';
   return 'not a regular file';
 }
 
-/** What is at `path` when it is not a regular file (`follow`: a link is judged by what it points to); undefined when absent or regular. */
-export async function nonRegularAt(path: string, follow: boolean): Promise<string | undefined> {
+/** What is at `path` when it is not a regular file (a link judged by what it points to); undefined when absent or regular. */
+export async function nonRegularAt(path: string): Promise<string | undefined> {
   try {
-    return notRegular(await (follow ? stat(path) : lstat(path)));
+    return notRegular(await stat(path));
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return undefined;
     throw error;

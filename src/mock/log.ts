@@ -1,7 +1,7 @@
 /**
  * A mock's log (docs/mock-log.md), in three parts: the record and its line (./log-record.ts), the appending writer
- * (./durable-log.ts), the readers (./log-read.ts). This module locks and opens a mock's log, and is where the
- * log's users import from.
+ * (./durable-log.ts), the readers (./log-read.ts). This module locks and opens a mock's log, keeps a receiver's
+ * records over it (RecordStore), and is where the log's users import from.
  */
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -11,6 +11,7 @@ import type { FsyncMode } from './fsync.js';
 import { nonRegularAt, NotRegularFile } from './log-file.js';
 import { LogLock } from './log-lock.js';
 import { scanMockLog, type MockLogHead, type SkippedLines } from './log-read.js';
+import type { MockLogRecord, MockLogRecordHead } from './log-record.js';
 
 export { recordBytes, recordLine, type MockLogRecord, type MockLogRecordHead } from './log-record.js';
 export { DurableLog } from './durable-log.js';
@@ -35,7 +36,7 @@ export async function openMockLog(
   let lock: LogLock | undefined;
   try {
     // A regular file or nothing yet: anything else (a FIFO, whose open would block) is refused before it is opened.
-    const kind = await nonRegularAt(path, true);
+    const kind = await nonRegularAt(path);
     if (kind !== undefined) throw new NotRegularFile(path, kind);
     lock = await LogLock.acquire(await realLogPath(path));
     let records = 0;
@@ -92,3 +93,61 @@ async function realLogPath(path: string): Promise<string> {
 
 /** The durable log could not be written: the request is answered 503 and not acknowledged (the sender retries). */
 export class LogWriteError extends Error {}
+
+/** Where a reference receiver keeps its records (the mocks' options of the same names). */
+export interface StoreOptions {
+  /** The durable log (`--log`); none: records in memory only. */
+  logFile?: string;
+  /** When the log's records reach the disk (`--fsync`, default `everysec`). */
+  fsync?: FsyncMode;
+  /** Keep the records in memory too (`records`); default true. */
+  keepRecords?: boolean;
+}
+
+/**
+ * Where a reference receiver keeps what it acknowledged: the records in memory (`records`, unless
+ * `keepRecords: false`) and the durable log (`--log`), locked for this process and read back on start for dedupe.
+ */
+export class RecordStore {
+  readonly records: MockLogRecord[] = [];
+  /** Lines of the log that were not records (a line torn by a crash or a full disk, foreign text), skipped on reload. */
+  skippedLines = 0;
+  /** The numbers of the first of them (see MAX_NAMED_LINES). */
+  skippedLineNumbers: readonly number[] = [];
+
+  private constructor(
+    private readonly keepRecords: boolean,
+    private readonly log: DurableLog | undefined,
+  ) {}
+
+  /** Opens the log (when given), handing the head of each record already in it to `reload`, in order. */
+  static async open(options: StoreOptions, reload: (head: MockLogHead) => void): Promise<RecordStore> {
+    if (options.logFile === undefined) return new RecordStore(options.keepRecords !== false, undefined);
+    const opened = await openMockLog(options.logFile, reload, { fsync: options.fsync });
+    const store = new RecordStore(options.keepRecords !== false, opened.log);
+    store.skippedLines = opened.skipped.count;
+    store.skippedLineNumbers = opened.skipped.numbers;
+    return store;
+  }
+
+  /**
+   * Appends the record to the log with the body as received, and keeps it; resolves with `value` once it is in the
+   * log (as durable as the fsync mode says). A record the log could not take is not kept either: it was not received.
+   */
+  persist<T>(head: MockLogRecordHead, document: unknown, body: Buffer, value: T): Promise<T> {
+    const keep = () => {
+      if (this.keepRecords) this.records.push({ ...head, body_bytes: body.length, document });
+      return value;
+    };
+    const log = this.log;
+    if (log === undefined) return Promise.resolve(keep());
+    return log.appendWithRawDocument(head, body).then(keep, (error: unknown) => {
+      throw new LogWriteError(`the log ${log.path} could not be written: ${errorMessage(error)}`);
+    });
+  }
+
+  /** Flushes and closes the log, and releases its lock. */
+  async close(): Promise<void> {
+    await this.log?.close();
+  }
+}

@@ -33,10 +33,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage } from '../errors.js';
 import { BODY_UNREADABLE, bodyUnreadable } from '../http/admission.js';
-import { declaredLength, errorReply, readBody, sendReply, sleep, type Reply } from '../http/server.js';
-import { LogWriteError } from './log.js';
-import { dedupeAndPersist } from './pipeline/dedupe.js';
-import type { MockRequestEntry, ReceiverProfile, Reject, RequestObserver, Received } from './pipeline/profile.js';
+import { InFlight } from '../http/in-flight.js';
+import { declaredLength, errorReply, listen, readBody, sendReply, sleep, type Reply } from '../http/server.js';
+import type { Bounds } from './bounds.js';
+import { LogWriteError, RecordStore, type MockLogHead } from './log.js';
+import { dedupeAndPersist, documentKey } from './pipeline/dedupe.js';
+import type {
+  MockRequestEntry,
+  ReceiverProfile,
+  Reject,
+  RequestObserver,
+  Received,
+  RunningMock,
+} from './pipeline/profile.js';
 import {
   authenticate,
   bodyOrReply,
@@ -50,7 +59,6 @@ import { eventIdOf } from '../spec/json.js';
 import { MAX_BODY_BYTES } from '../spec/constants.js';
 import { foldIdentity } from './receiver-faults.js';
 import type { MockReceiverOptions } from './receiver-options.js';
-import { serve } from './serve.js';
 
 export type {
   Admitted,
@@ -65,11 +73,68 @@ export type {
   SignaturePolicy,
 } from './pipeline/profile.js';
 
-/** Serves a reference receiver, every request through the pipeline; its store is closed if the port cannot be had. */
-export function serveReceiver<Ack>(profile: ReceiverProfile<Ack>, options: MockReceiverOptions, urlPath: string) {
-  const listenOn = { host: options.host, port: options.port, path: urlPath, tls: options.tls, limits: profile.limits };
-  const closeStore = () => profile.store.close();
-  return serve((request, response) => respond(profile, request, response), listenOn, closeStore);
+/** A reference receiver started: its URL, its records, and what its reload skipped of its log. */
+export interface StartedReceiver extends RunningMock {
+  /** Lines of the log that were not records (a line torn by a crash, foreign text), skipped on reload. */
+  readonly skippedLines: number;
+  /** The numbers of the first of them, to name them. */
+  readonly skippedLineNumbers: readonly number[];
+}
+
+/** What a reference receiver brings to its start: its reload, its profile, and what it stops around the server. */
+interface ReceiverParts<Ack> {
+  /** Each record's head read back from the log, in order (dedupe, §6.1, §2.2). */
+  reload(head: MockLogHead): void;
+  profile(store: RecordStore): ReceiverProfile<Ack>;
+  /** Shown in the URL (the platform's events path; empty for the provider endpoint). */
+  urlPath: string;
+  /** Before the server stops (the provider's conversations), and what must end before the log is closed. */
+  stopping?(): void;
+  stopped?(): Promise<void>;
+}
+
+/**
+ * Starts a reference receiver: its store opened (the log read back through `reload`), every request through the
+ * pipeline, the requests in flight answered before its close lets the connections go. The store is closed again if
+ * the port cannot be had.
+ */
+export async function startReceiver<Ack>(
+  options: MockReceiverOptions,
+  bounds: Bounds,
+  parts: ReceiverParts<Ack>,
+): Promise<StartedReceiver> {
+  const store = await RecordStore.open(options, parts.reload);
+  const profile = parts.profile(store);
+  // A failing onRequest callback (e.g. a closed stdout) must not take the server down: a rejection settles too.
+  const inFlight = new InFlight();
+  const listening = await listen((request, response) => inFlight.track(respond(profile, request, response)), {
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 0,
+    path: parts.urlPath,
+    tls: options.tls,
+    limits: profile.limits,
+  }).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    url: listening.url,
+    port: listening.port,
+    records: store.records,
+    skippedLines: store.skippedLines,
+    skippedLineNumbers: store.skippedLineNumbers,
+    close() {
+      closing ??= (async () => {
+        parts.stopping?.();
+        await listening.close(() => inFlight.drained());
+        bounds.watch.stop();
+        await parts.stopped?.();
+        await store.close();
+      })();
+      return closing;
+    },
+  };
 }
 
 /**
@@ -229,7 +294,7 @@ async function recordRefused<Ack>(profile: ReceiverProfile<Ack>, received: Recei
   const eventId = eventIdOf(received.body);
   if (eventId === undefined) return;
   const admitted = Object.assign(received, { document: { event_id: eventId } });
-  await profile.indexFor(admitted).claim(profile.dedupeKey(admitted), async () => profile.acknowledge(admitted));
+  await profile.indexFor(admitted).claim(documentKey(profile, admitted), async () => profile.acknowledge(admitted));
 }
 
 /** How long the rest of a body is read before an early answer (the rest of one within §8's limit, on loopback or a LAN). */

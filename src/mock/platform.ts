@@ -15,34 +15,30 @@ import { checkFaults, PLATFORM_FAULTS, type PlatformFault } from './faults.js';
 import { OriginAllowList, parseCidr } from './origin.js';
 import { bodyLimitBytes, characterLimit, checkEvent, signaturePolicy } from './platform-faults.js';
 import {
-  serveReceiver,
+  startReceiver,
   type Admitted,
   type Credential,
   type MockRequestEntry,
   type Received,
   type ReceiverProfile,
   type Reject,
-  type RunningMock,
+  type StartedReceiver,
 } from './pipeline.js';
 import { RateLimiter } from './rate-limit.js';
-import { dedupeKeyOf, narrowedFormatIssues, signedTimestamp, wireCheck } from './receiver-faults.js';
+import { dedupeKeyOf, signedTimestamp, wireCheck } from './receiver-faults.js';
 import { eventIdOf } from '../spec/json.js';
 import { receivedHeaders } from './request.js';
-import { RecordStore } from './store.js';
-import { sharedProfile, type MockReceiverOptions } from './receiver-options.js';
+import type { RecordStore } from './log.js';
+import { requireProviderCode, requireSecrets, sharedProfile, type MockReceiverOptions } from './receiver-options.js';
 import { interfaceReceivedBy } from '../spec/interfaces.js';
 
 export type { MockRequestEntry, ObservedRequest, RequestObserver, RunningMock } from './pipeline.js';
 
-export interface RunningMockPlatform extends RunningMock {
+export interface RunningMockPlatform extends StartedReceiver {
   /** Registers a lead the platform "knows" (§6.3: others are still accepted, marked for reconciliation). */
   addKnownLead(leadId: string): void;
   /** Events already accepted in the log when the mock started (restart on the same --log). */
   readonly reloaded: number;
-  /** Lines of the log that were not records (a line torn by a crash, foreign text), skipped on reload. */
-  readonly skippedLines: number;
-  /** The numbers of the first of them, to name them. */
-  readonly skippedLineNumbers: readonly number[];
 }
 
 export interface MockPlatformOptions extends MockReceiverOptions {
@@ -83,11 +79,8 @@ const RECEIVED = interfaceReceivedBy('platform');
 
 /** Checks options that a caller can get wrong, as usage errors (the CLI's flags are checked by commander first). */
 function checkOptions(options: MockPlatformOptions): { faults: Set<PlatformFault>; origins?: OriginAllowList } {
-  if (options.providerCode === '')
-    throw codedError('usage', 'missing_provider', 'no provider code', { mock: 'platform' });
-  if (options.secrets.length === 0 || options.secrets.some((s) => s.length === 0)) {
-    throw codedError('usage', 'missing_secret', 'no secret for the live provider', { credential: 'live' });
-  }
+  requireProviderCode('platform', options.providerCode);
+  requireSecrets(options.secrets, 'no secret for the live provider', 'live');
   if (options.testProviderCode !== undefined) {
     if (!options.testSecrets?.length)
       throw codedError('usage', 'missing_secret', `no secret for the test provider ${options.testProviderCode}`, {
@@ -134,35 +127,26 @@ export async function startMockPlatform(options: MockPlatformOptions): Promise<R
     test: new DedupeIndex(bounds.dedupeCapacity),
   };
   let reloaded = 0;
-  const store = await RecordStore.open(options, (head) => {
-    if (
-      head.interface !== RECEIVED.id ||
-      head.verdict !== 'accepted' ||
-      (head.space !== 'live' && head.space !== 'test')
-    )
-      return;
-    indexes[head.space].remember(head.event_id, true);
-    reloaded += 1;
+  const path = options.path ?? '/events';
+  const started = await startReceiver(options, bounds, {
+    reload(head) {
+      if (
+        head.interface !== RECEIVED.id ||
+        head.verdict !== 'accepted' ||
+        (head.space !== 'live' && head.space !== 'test')
+      )
+        return;
+      indexes[head.space].remember(head.event_id, true);
+      reloaded += 1;
+    },
+    profile: (store) => platformProfile(options, path, { faults, origins, knownLeads, indexes, store, bounds }),
+    urlPath: path,
   });
-  const profile = platformProfile(options, { faults, origins, knownLeads, indexes, store, bounds });
-  const serving = await serveReceiver(profile, options, profile.path);
-  let closing: Promise<void> | undefined;
   return {
-    url: serving.url,
-    port: serving.port,
-    records: store.records,
+    ...started,
     reloaded,
-    skippedLines: store.skippedLines,
-    skippedLineNumbers: store.skippedLineNumbers,
     addKnownLead(leadId: string) {
       knownLeads?.add(leadId);
-    },
-    close() {
-      closing ??= serving.close().then(() => {
-        bounds.watch.stop();
-        return store.close();
-      });
-      return closing;
     },
   };
 }
@@ -179,9 +163,8 @@ interface PlatformState {
 }
 
 /** What the Interface B receiver adds to the pipeline: provider credentials, origins, rate, its faults. */
-function platformProfile(options: MockPlatformOptions, state: PlatformState): ReceiverProfile<true> {
+function platformProfile(options: MockPlatformOptions, path: string, state: PlatformState): ReceiverProfile<true> {
   const has = (fault: PlatformFault) => state.faults.has(fault);
-  const path = options.path ?? '/events';
   const injectFailure = failureInjector(options);
   const duplicateReply: Reply = has('duplicate-without-body') ? { status: 202 } : { status: 202, body: DUPLICATE_BODY };
   const acceptedReply: Reply = { status: has('accepted-200') ? 200 : 202, body: ACCEPTED_BODY };
@@ -222,12 +205,9 @@ function platformProfile(options: MockPlatformOptions, state: PlatformState): Re
             (has('size-in-characters') ? characterLimit(received.body, reject) : undefined) ??
             (has('dedupe-before-auth') ? duplicateBeforeAuth(received) : undefined)
         : undefined,
-    badJson: has('5xx-on-bad-json') ? (reject) => reject(500, 'internal_error', 'internal server error') : undefined,
-    checkDocument: (validator, document) =>
-      checkEvent(validator, document, has, options.catalog).concat(narrowedFormatIssues(document, state.faults)),
+    checkDocument: (validator, document) => checkEvent(validator, document, has, options.catalog),
     inspect: (admitted, reject) =>
       checkLead(admitted, state.knownLeads, has('reject-unknown-lead'), reject) ?? injectFailure(admitted, reject),
-    dedupeKey: ({ document }) => dedupeKeyOf(document.event_id as string, state.faults),
     acknowledge: () => true,
     recordHead: (admitted, verdict) => eventRecordHead(admitted, verdict),
     answer: (_admitted, verdict) => (verdict === 'accepted' ? acceptedReply : duplicateReply),

@@ -10,15 +10,15 @@ import { resolveBounds, type Bounds } from './bounds.js';
 import { DedupeIndex } from './dedupe.js';
 import { checkFaults, PROVIDER_FAULTS, type ProviderFault } from './faults.js';
 import {
-  serveReceiver,
+  startReceiver,
   type Admitted,
   type Credential,
   type ReceiverProfile,
   type Reject,
-  type RunningMock,
+  type StartedReceiver,
 } from './pipeline.js';
 import { identityRefusal } from './pipeline/steps.js';
-import { dedupeKeyOf, narrowedFormatIssues, signedTimestamp, wireCheck } from './receiver-faults.js';
+import { signedTimestamp, wireCheck } from './receiver-faults.js';
 import { receivedHeaders } from './request.js';
 import type { EventSender } from './sender.js';
 import {
@@ -29,8 +29,8 @@ import {
   type SentEventEntry,
   type SimulatorOptions,
 } from './simulator.js';
-import { RecordStore } from './store.js';
-import { sharedProfile, type MockReceiverOptions } from './receiver-options.js';
+import type { RecordStore } from './log.js';
+import { requireProviderCode, requireSecrets, sharedProfile, type MockReceiverOptions } from './receiver-options.js';
 import type { Scenario } from './conversation.js';
 import { interfaceReceivedBy } from '../spec/interfaces.js';
 
@@ -62,28 +62,20 @@ export interface MockProviderOptions
   sendEvent?: EventSender;
 }
 
-export interface RunningMockProvider extends RunningMock {
+export interface RunningMockProvider extends StartedReceiver {
   /** Resolves when every conversation started so far has ended (tests: wait for the whole lifecycle). */
   idle(): Promise<void>;
   /** The events sent so far, in order. */
   readonly sent: readonly SentEventEntry[];
-  /** Lines of the log that were not records, skipped on reload, and the numbers of the first of them. */
-  readonly skippedLines: number;
-  readonly skippedLineNumbers: readonly number[];
 }
 
 /** The interface the provider receives (§1): contact jobs. */
 const RECEIVED = interfaceReceivedBy('provider');
 
 function checkOptions(options: MockProviderOptions): Set<ProviderFault> {
-  if (options.providerCode === '')
-    throw codedError('usage', 'missing_provider', 'no provider code', { mock: 'provider' });
-  if (options.secrets.length === 0 || options.secrets.some((s) => s.length === 0)) {
-    throw codedError('usage', 'missing_secret', 'no secret to verify the jobs with', { credential: 'jobs' });
-  }
-  if (options.callbackSecrets.length === 0 || options.callbackSecrets.some((s) => s.length === 0)) {
-    throw codedError('usage', 'missing_secret', 'no secret to sign the events with', { credential: 'events' });
-  }
+  requireProviderCode('provider', options.providerCode);
+  requireSecrets(options.secrets, 'no secret to verify the jobs with', 'jobs');
+  requireSecrets(options.callbackSecrets, 'no secret to sign the events with', 'events');
   // A smaller factor stretches a conversation's steps past what Node's timers hold (they fire at once instead).
   if (options.speed !== undefined && !(options.speed >= FLAG_BOUNDS.speed.least))
     throw codedError(
@@ -107,19 +99,6 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
   const now = options.now ?? Date.now;
   // event_id → the acknowledgment of its first delivery (a repeat gets the same ack, §2.2).
   const index = new DedupeIndex<JobAck>(bounds.dedupeCapacity);
-  const store = await RecordStore.open(options, (head) => {
-    if (
-      head.interface !== RECEIVED.id ||
-      head.verdict !== 'accepted' ||
-      !head.provider_job_id ||
-      !head.assigned_number_e164
-    )
-      return;
-    index.remember(head.event_id, {
-      provider_job_id: head.provider_job_id,
-      assigned_number_e164: head.assigned_number_e164,
-    });
-  });
   const simulator = new ConversationSimulator({
     providerCode: options.providerCode,
     secrets: options.secrets,
@@ -135,28 +114,19 @@ export async function startMockProvider(options: MockProviderOptions): Promise<R
     now,
     random: options.random ?? Math.random,
   });
-  const profile = providerProfile(options, { has, faults, now, index, store, simulator, bounds });
-  const serving = await serveReceiver(profile, options, '');
-  let closing: Promise<void> | undefined;
-  return {
-    url: serving.url,
-    port: serving.port,
-    records: store.records,
-    sent: simulator.sent,
-    skippedLines: store.skippedLines,
-    skippedLineNumbers: store.skippedLineNumbers,
-    idle: () => simulator.idle(),
-    close() {
-      closing ??= (async () => {
-        simulator.stop();
-        await serving.close();
-        bounds.watch.stop();
-        await simulator.idle();
-        await store.close();
-      })();
-      return closing;
+  const started = await startReceiver(options, bounds, {
+    reload(head) {
+      const { provider_job_id, assigned_number_e164 } = head;
+      if (head.interface !== RECEIVED.id || head.verdict !== 'accepted' || !provider_job_id || !assigned_number_e164)
+        return;
+      index.remember(head.event_id, { provider_job_id, assigned_number_e164 });
     },
-  };
+    profile: (store) => providerProfile(options, { has, faults, now, index, store, simulator, bounds }),
+    urlPath: '',
+    stopping: () => simulator.stop(),
+    stopped: () => simulator.idle(),
+  });
+  return { ...started, sent: simulator.sent, idle: () => simulator.idle() };
 }
 
 /** The toolkit's sender (undici), loaded with the first event; with a sender fault, the broken one. */
@@ -206,12 +176,8 @@ function providerProfile(options: MockProviderOptions, state: ProviderState): Re
     faults,
     admit: wireCheck(faults),
     identify: (request, _entry, reject) => checkSource(request, options.sourceId, reject) ?? credential,
-    badJson: has('5xx-on-bad-json') ? (reject) => reject(500, 'internal_error', 'internal server error') : undefined,
-    checkDocument: (validator, document) => [
-      ...validator.validateDocument(document, { kind: 'job', catalog: options.catalog }).errors,
-      ...narrowedFormatIssues(document, faults),
-    ],
-    dedupeKey: ({ document }) => dedupeKeyOf(document.event_id as string, faults),
+    checkDocument: (validator, document) =>
+      validator.validateDocument(document, { kind: 'job', catalog: options.catalog }).errors,
     acknowledge: ({ document }) => ({
       provider_job_id: `pj_${randomBytes(8).toString('hex')}`,
       assigned_number_e164: numberFor(String(document.branch_code), options.catalog),

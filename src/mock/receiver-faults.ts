@@ -50,66 +50,33 @@ export function wireCheck(
   };
 }
 
-/** Narrower format checks than §2.1's, by field name: `*_at` are date-times, `*_e164` telephone numbers. */
-const NARROWINGS: readonly {
-  fault: string;
-  applies: (key: string) => boolean;
-  refuses: (value: string) => boolean;
-  message: string;
-}[] = [
-  {
-    fault: 'date-time-without-fraction',
-    applies: (key) => key.endsWith('_at'),
-    refuses: (value) => /T\d\d:\d\d:\d\d\./.test(value),
-    message: 'fractional seconds are not supported',
-  },
-  {
-    fault: 'date-time-numeric-offset-only',
-    applies: (key) => key.endsWith('_at'),
-    refuses: (value) => /Z$/i.test(value),
-    message: 'the offset must be ±hh:mm',
-  },
-  {
-    fault: 'date-time-positive-offset-only',
-    applies: (key) => key.endsWith('_at'),
-    refuses: (value) => /-\d\d:\d\d$/.test(value),
-    message: 'the offset must be +hh:mm or Z',
-  },
-  {
-    fault: 'e164-max-14-digits',
-    applies: (key) => key.endsWith('_e164'),
-    refuses: (value) => value.replace(/\D/g, '').length > 14,
-    message: 'at most 14 digits',
-  },
-  {
-    fault: 'e164-min-10-digits',
-    applies: (key) => key.endsWith('_e164'),
-    refuses: (value) => value.replace(/\D/g, '').length < 10,
-    message: 'at least 10 digits',
-  },
-  {
-    fault: 'date-time-whole-hour-offset',
-    applies: (key) => key.endsWith('_at'),
-    refuses: (value) => /[+-]\d\d:(?!00)\d\d$/.test(value),
-    message: 'the offset must be a whole number of hours',
-  },
-  {
-    fault: 'date-time-fraction-max-6',
-    applies: (key) => key.endsWith('_at'),
-    refuses: (value) => /T\d\d:\d\d:\d\d\.\d{7,}/.test(value),
-    message: 'at most six fractional digits',
-  },
-  {
-    fault: 'language-two-part-only',
-    applies: (key) => key === 'language',
-    refuses: (value) => !/^[a-z]{2,3}(-[A-Z]{2})?$/.test(value),
-    message: 'expected ll or ll-CC',
-  },
+const dateTime = (key: string) => key.endsWith('_at');
+const e164 = (key: string) => key.endsWith('_e164');
+const digits = (value: string) => value.replace(/\D/g, '').length;
+
+/**
+ * Narrower format checks than §2.1's, by field name (`*_at` are date-times, `*_e164` telephone numbers): the fault,
+ * the fields it reads, what it refuses (a pattern a value matches, or a test) and the issue's message.
+ */
+const NARROWINGS: readonly [string, (key: string) => boolean, RegExp | ((value: string) => boolean), string][] = [
+  ['date-time-without-fraction', dateTime, /T\d\d:\d\d:\d\d\./, 'fractional seconds are not supported'],
+  ['date-time-numeric-offset-only', dateTime, /Z$/i, 'the offset must be ±hh:mm'],
+  ['date-time-positive-offset-only', dateTime, /-\d\d:\d\d$/, 'the offset must be +hh:mm or Z'],
+  ['e164-max-14-digits', e164, (value) => digits(value) > 14, 'at most 14 digits'],
+  ['e164-min-10-digits', e164, (value) => digits(value) < 10, 'at least 10 digits'],
+  ['date-time-whole-hour-offset', dateTime, /[+-]\d\d:(?!00)\d\d$/, 'the offset must be a whole number of hours'],
+  ['date-time-fraction-max-6', dateTime, /T\d\d:\d\d:\d\d\.\d{7,}/, 'at most six fractional digits'],
+  [
+    'language-two-part-only',
+    (key) => key === 'language',
+    (value) => !/^[a-z]{2,3}(-[A-Z]{2})?$/.test(value),
+    'expected ll or ll-CC',
+  ],
 ];
 
 /** The schema problems a receiver with the format faults finds in a document the spec calls valid. */
 export function narrowedFormatIssues(document: unknown, faults: FaultSet): ValidationIssue[] {
-  const active = faults.size === 0 ? [] : NARROWINGS.filter((narrowing) => faults.has(narrowing.fault));
+  const active = faults.size === 0 ? [] : NARROWINGS.filter(([fault]) => faults.has(fault));
   if (active.length === 0) return [];
   const issues: ValidationIssue[] = [];
   const walk = (value: unknown, path: string) => {
@@ -117,9 +84,9 @@ export function narrowedFormatIssues(document: unknown, faults: FaultSet): Valid
     for (const [key, child] of Object.entries(value)) {
       const at = path === '' ? key : `${path}.${key}`;
       if (typeof child === 'string') {
-        for (const narrowing of active) {
-          if (narrowing.applies(key) && narrowing.refuses(child))
-            issues.push({ path: at, code: 'format', message: narrowing.message });
+        for (const [, applies, refuses, message] of active) {
+          if (applies(key) && (typeof refuses === 'function' ? refuses(child) : refuses.test(child)))
+            issues.push({ path: at, code: 'format', message });
         }
       } else walk(child, at);
     }

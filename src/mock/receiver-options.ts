@@ -1,8 +1,9 @@
+import { codedError } from '../errors.js';
 import type { ReceiverLimits, TlsFiles } from '../http/server.js';
 import type { Bounds } from './bounds.js';
 import type { FsyncMode } from './log.js';
 import type { MockRequestEntry, RequestObserver } from './pipeline/profile.js';
-import type { RecordStore } from './store.js';
+import type { RecordStore } from './log.js';
 import { preloadValidator } from './validator.js';
 
 /**
@@ -49,4 +50,14 @@ export function sharedProfile(options: MockReceiverOptions, bounds: Bounds, stor
     watch: bounds.watch,
     store,
   };
+}
+
+/** A mock's own provider code, and (below) a direction's secrets, none empty: else the usage error that says which. */
+export function requireProviderCode(mock: 'platform' | 'provider', providerCode: string): void {
+  if (providerCode === '') throw codedError('usage', 'missing_provider', 'no provider code', { mock });
+}
+
+export function requireSecrets(secrets: readonly string[], message: string, credential: string): void {
+  if (secrets.length === 0 || secrets.some((secret) => secret.length === 0))
+    throw codedError('usage', 'missing_secret', message, { credential });
 }

@@ -8,22 +8,18 @@ export interface Validator {
   eventFields: ReadonlySet<string>;
 }
 
-export async function loadValidator(): Promise<Validator> {
-  const [{ validateBody, validateDocument }, { EventSchemas }] = await Promise.all([
-    import('../spec/validate.js'),
-    import('../spec/schemas.js'),
-  ]);
-  const eventFields = new Set(Object.values(EventSchemas).flatMap((schema) => Object.keys(schema.shape)));
-  return { validateBody, validateDocument, eventFields };
-}
-
 /**
  * Starts loading the validators now (while the server starts listening: the URL is out before they are ready)
  * and returns how to get them once they are needed.
  */
 export function preloadValidator(): () => Validator | Promise<Validator> {
   let loaded: Validator | undefined;
-  const loading = loadValidator().then((validator) => (loaded = validator));
+  const loading = Promise.all([import('../spec/validate.js'), import('../spec/schemas.js')]).then(
+    ([{ validateBody, validateDocument }, { EventSchemas }]) => {
+      const eventFields = new Set(Object.values(EventSchemas).flatMap((schema) => Object.keys(schema.shape)));
+      return (loaded = { validateBody, validateDocument, eventFields });
+    },
+  );
   loading.catch(() => {});
   return () => loaded ?? loading;
 }

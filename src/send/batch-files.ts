@@ -13,7 +13,7 @@ import type { Io } from '../io.js';
 import { MAX_BODY_BYTES } from '../spec/constants.js';
 import { describeIssue } from '../spec/issues.js';
 import type { BatchDocument, BatchRecord } from './batch.js';
-import type { SendKind } from './request.js';
+import type { SendKind } from '../http/send.js';
 
 /**
  * Splits NDJSON into documents: one per non-blank line, exact bytes, without the line ending.

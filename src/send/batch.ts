@@ -7,8 +7,7 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { AttemptRecord, DeliverOptions, DeliveryError } from '../http/deliver.js';
-import type { SendResult, SendVerdict } from '../http/send.js';
-import { documentSender, type SendRequest } from './request.js';
+import { documentSender, type SendRequest, type SendResult, type SendVerdict } from '../http/send.js';
 import { pool } from '../pool.js';
 
 export interface BatchDocument {
@@ -232,20 +231,6 @@ function recordOf(base: Pick<BatchDocument, 'line' | 'eventId' | 'bodySha256'>, 
   return record;
 }
 
-/** The summary's count of each verdict. */
-const COUNTER: Record<
-  BatchVerdict,
-  'accepted' | 'duplicate' | 'rejected' | 'failed' | 'invalid' | 'skipped' | 'notSent'
-> = {
-  accepted: 'accepted',
-  duplicate: 'duplicate',
-  rejected: 'rejected',
-  failed: 'failed',
-  invalid: 'invalid',
-  skipped: 'skipped',
-  'not-sent': 'notSent',
-};
-
 export function summarize(records: readonly BatchRecord[], elapsedMs: number, interrupted: boolean): BatchSummary {
   const summary: BatchSummary = {
     total: records.length,
@@ -263,7 +248,8 @@ export function summarize(records: readonly BatchRecord[], elapsedMs: number, in
   };
   for (const record of records) {
     summary.attempts += record.attempts;
-    summary[COUNTER[record.verdict]] += 1;
+    // The summary counts each verdict under its name (`not-sent` as notSent).
+    summary[record.verdict === 'not-sent' ? 'notSent' : record.verdict] += 1;
     if (record.verdict === 'rejected') {
       // By status, or `ack` for a 2xx whose body broke the rules.
       const key =

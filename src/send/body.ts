@@ -7,7 +7,7 @@ import { readBodyInput } from '../input.js';
 import type { Io } from '../io.js';
 import type { EventType } from '../spec/constants.js';
 import type { DocumentVerdict } from '../spec/validate.js';
-import type { SendKind } from './request.js';
+import type { SendKind } from '../http/send.js';
 
 /**
  * Where the body comes from: a file (`-` for stdin) or stdin, sent as is; or a sample of the kind (an event of

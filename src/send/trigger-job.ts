@@ -8,14 +8,14 @@
  */
 import { MAX_WALK_DEPTH } from '../bounds.js';
 import type { DeliverOptions } from '../http/deliver.js';
-import type { SendResult } from '../http/send.js';
+import { sleep } from '../http/server.js';
 import { startMockPlatform, type ObservedRequest } from '../mock/platform.js';
 import { FIRST_CONTACT_TARGET_SECONDS } from '../spec/constants.js';
 import { endsConversation } from '../spec/event-types.js';
 import { isObject } from '../spec/json.js';
 import { jsonNestingDepth } from '../spec/json-syntax.js';
 import { sampleJob } from '../spec/sample.js';
-import { sendDocument } from './request.js';
+import { sendDocument, type SendResult } from '../http/send.js';
 
 export const FIRST_CONTACT_TARGET_MS = FIRST_CONTACT_TARGET_SECONDS * 1000;
 
@@ -213,16 +213,9 @@ async function waitForConversation(
 }
 
 /** Sleeps `ms`, or until an event arrives, or until the stop. */
-function sleepUntil(ms: number, stop: AbortSignal | undefined, onArrival: (wake: () => void) => void): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      stop?.removeEventListener('abort', done);
-      onArrival(() => {});
-      resolve();
-    };
-    const timer = setTimeout(done, Math.max(0, ms));
-    stop?.addEventListener('abort', done, { once: true });
-    onArrival(done);
-  });
+async function sleepUntil(ms: number, stop: AbortSignal | undefined, onArrival: (wake: () => void) => void) {
+  const arrived = new AbortController();
+  onArrival(() => arrived.abort());
+  await sleep(Math.max(0, ms), stop ? AbortSignal.any([stop, arrived.signal]) : arrived.signal);
+  onArrival(() => {});
 }

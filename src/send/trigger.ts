@@ -1,16 +1,15 @@
 /**
  * `cai trigger <flow>` for Interface B: the events of a flow (./flows.ts) sent one after another to an events
- * endpoint (§4.2), each signed at every attempt and delivered with the retry policy of §7/§8 (./request.ts, the
+ * endpoint (§4.2), each signed at every attempt and delivered with the retry policy of §7/§8 (../http/send.ts, the
  * sender of send-event), a pause between two (the pace), each answer handed to the caller as it comes. The flow stops
  * at the first event that is not accepted: the events after it would tell the platform a story with a hole in it.
  * Returns a result; renders nothing.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { DeliverOptions } from '../http/deliver.js';
-import type { SendResult } from '../http/send.js';
 import type { EventType } from '../spec/constants.js';
 import type { FlowEvent } from './flows.js';
-import { sendDocument } from './request.js';
+import { sendDocument, type SendResult } from '../http/send.js';
 
 export interface FlowSend {
   /** The events URL (§4.2). */

@@ -11,7 +11,7 @@ import type { RetryPolicy } from '../../http/retry.js';
 import { readBodyInput } from '../../input.js';
 import type { Output } from '../../output/output.js';
 import type { BatchSummary } from '../../send/batch.js';
-import type { SendKind } from '../../send/request.js';
+import type { SendKind } from '../../http/send.js';
 import { describeIssue } from '../../spec/issues.js';
 import type { DocumentVerdict } from '../../spec/validate.js';
 import { plural } from '../../text.js';
@@ -46,7 +46,7 @@ export async function runSend(kind: SendKind, options: SendOptions, context: Com
     const refused = renderRefusal(kind, await checkBody(kind, prepared.body), output);
     if (refused !== undefined) return refused;
   }
-  const { sendDocument, sendTarget } = await import('../../send/request.js');
+  const { sendDocument, sendTarget } = await import('../../http/send.js');
   const { url, headers } = sendTarget(kind, addressed.to, addressed.identity);
   if (options.dryRun) {
     const [{ signForDryRun }, { renderDryRun }] = await Promise.all([

@@ -6,7 +6,7 @@
 import { usageError } from '../../errors.js';
 import { EVENT_TYPES, type EventType } from '../../spec/constants.js';
 import type { BodySource } from '../../send/body.js';
-import type { SendKind } from '../../send/request.js';
+import type { SendKind } from '../../http/send.js';
 import type { SendOptions } from '../common/send-options.js';
 
 type BodyFlags = Pick<SendOptions, 'body' | 'sample' | 'set' | 'unset' | 'callbackUrl' | 'branchCode'>;

@@ -9,7 +9,7 @@ import { runHandler, type RunState } from '../common/runner.js';
 import { SEND_HINTS } from './hints.js';
 import { addSendOptions, refuseIdleFlags, type SendOptions } from '../common/send-options.js';
 import { declareCommand } from '../common/list.js';
-import type { SendKind } from '../../send/request.js';
+import type { SendKind } from '../../http/send.js';
 
 /** The help after the flags of each: its exit codes and examples (and the event types of --sample). */
 const HELP: Readonly<Record<SendKind, string>> = {

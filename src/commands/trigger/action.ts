@@ -106,7 +106,7 @@ async function triggerEvents(flow: Flow, options: TriggerOptions, policy: RetryP
   if (options.dryRun) {
     const [{ signForDryRun }, { sendTarget }] = await Promise.all([
       import('../../send/dry-run.js'),
-      import('../../send/request.js'),
+      import('../../http/send.js'),
     ]);
     const { url, headers } = sendTarget('event', to, provider);
     const requests = events.map((event) =>

@@ -4,7 +4,7 @@
  */
 import { errorMessage } from '../../errors.js';
 import type { Reply } from '../../http/server.js';
-import { DEDUPE_EXPIRY_MS } from '../receiver-faults.js';
+import { DEDUPE_EXPIRY_MS, dedupeKeyOf } from '../receiver-faults.js';
 import type { Admitted, MockRequestEntry, ReceiverProfile } from './profile.js';
 
 // racy-dedupe: the gap between its check and its insert.
@@ -15,7 +15,7 @@ export async function dedupeAndPersist<Ack>(profile: ReceiverProfile<Ack>, admit
   const store = (verdict: 'accepted' | 'duplicate', ack: Ack) =>
     profile.store.persist(profile.recordHead(admitted, verdict, ack), admitted.document, admitted.body, ack);
   const storeNew = () => store('accepted', profile.acknowledge(admitted));
-  const key = expiring(profile, profile.dedupeKey(admitted));
+  const key = expiring(profile, documentKey(profile, admitted));
   const index = profile.indexFor(admitted);
   const claim =
     profile.dedupe === 'none'
@@ -29,6 +29,11 @@ export async function dedupeAndPersist<Ack>(profile: ReceiverProfile<Ack>, admit
   } else profile.afterAccept?.(admitted, claim.value);
   admitted.entry.verdict = claim.verdict;
   return profile.answer(admitted, claim.verdict, claim.value);
+}
+
+/** The key of a document in its index: its `event_id` (§6.1, §2.2), as the dedupe faults bend it. */
+export function documentKey(profile: ReceiverProfile<unknown>, { document }: Admitted): string {
+  return dedupeKeyOf(document.event_id as string, profile.faults);
 }
 
 /** `dedupe-expires`: per receiver, when each key was first recorded and how many times it has been forgotten. */

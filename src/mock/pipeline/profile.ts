@@ -10,9 +10,7 @@ import type { InterfaceId } from '../../spec/constants.js';
 import type { ValidationIssue } from '../../spec/validate.js';
 import type { Bounds } from '../bounds.js';
 import type { DedupeIndex } from '../dedupe.js';
-import type { MockLogRecord } from '../log.js';
-import type { MockLogRecordHead } from '../log-record.js';
-import type { RecordStore } from '../store.js';
+import type { MockLogRecord, MockLogRecordHead, RecordStore } from '../log.js';
 import type { Validator } from '../validator.js';
 
 /** One request as the mocks print it (a line per request, like `stripe listen`; NDJSON with --json). */
@@ -146,7 +144,7 @@ export interface ReceiverProfile<Ack> extends Pick<Bounds, 'limits' | 'budget' |
   dedupe: 'atomic' | 'none' | 'racy';
   signature: SignaturePolicy;
   /** The deliberate faults given (faults.ts): the steps bend themselves for those they know (receiver-faults.ts). */
-  faults?: ReadonlySet<string>;
+  faults: ReadonlySet<string>;
   /** Admission beyond method and path (the platform's origin allow-list, §5.7). */
   admit?(request: IncomingMessage, reject: Reject): Reply | undefined;
   /** The request cap (429, §7). */
@@ -155,14 +153,10 @@ export interface ReceiverProfile<Ack> extends Pick<Bounds, 'limits' | 'budget' |
   identify(request: IncomingMessage, entry: MockRequestEntry, reject: Reject): Credential | Reply;
   /** A fault step between reading and checking the HMAC (`dedupe-before-auth`, `size-in-characters`). */
   beforeAuthenticate?(received: Received, reject: Reject): Reply | undefined;
-  /** `5xx-on-bad-json`: the answer to a body that is not JSON, instead of 400. */
-  badJson?(reject: Reject): Reply | undefined;
-  /** The schema problems of the document (empty: valid). */
+  /** The schema problems of the document (empty: valid); the narrower formats of RECEIVER_FAULTS are the pipeline's. */
   checkDocument(validator: Validator, document: unknown): ValidationIssue[];
   /** Checks and injected failures after validation (unknown leads, --fail-first, --fail-rate). */
   inspect?(admitted: Admitted, reject: Reject): Reply | undefined;
-  /** The key of a document in its index: its `event_id` (§6.1, §2.2). */
-  dedupeKey(admitted: Admitted): string;
   /** A new acknowledgment value for a first copy (the platform: true; the provider: a job ack, §2.3). */
   acknowledge(admitted: Admitted): Ack;
   recordHead(admitted: Admitted, verdict: 'accepted' | 'duplicate', ack: Ack): MockLogRecordHead;

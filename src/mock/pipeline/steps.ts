@@ -11,7 +11,14 @@ import { Headers, MAX_BODY_BYTES } from '../../spec/constants.js';
 import { describeIssue } from '../../spec/issues.js';
 import { unauthorisedReasonOf } from '../../spec/statuses.js';
 import { asObject, parseJson } from '../../spec/json.js';
-import { loosened, signatureAsRead, signatureLetThrough, windowClock, windowSecondsOf } from '../receiver-faults.js';
+import {
+  loosened,
+  narrowedFormatIssues,
+  signatureAsRead,
+  signatureLetThrough,
+  windowClock,
+  windowSecondsOf,
+} from '../receiver-faults.js';
 import { targetPath } from '../request.js';
 import type { Validator } from '../validator.js';
 import type { Admitted, Credential, ReceiverProfile, Received, Reject } from './profile.js';
@@ -74,41 +81,29 @@ export function checkSignatureHeaders(
 export function bodyOrReply(profile: ReceiverProfile<unknown>, read: BodyResult, reject: Reject): Buffer | Reply {
   const { limits } = profile;
   if (read.ok) return read.body;
-  switch (read.reason) {
-    case 'aborted':
-      return reject(400, 'aborted', 'the request body was not received in full');
-    case 'malformed':
-      return {
-        ...reject(400, 'bad_request', 'the body could not be read as HTTP/1.1 (its chunked framing)'),
-        close: true,
-      };
-    case 'timeout':
-      return {
-        ...reject(
-          408,
-          'request_timeout',
-          `the body did not arrive in time (a gap of ${limits.bodyIdleTimeoutMs} ms, or ${limits.bodyTimeoutMs} ms in all)`,
-        ),
-        close: true,
-      };
-    case 'busy':
-      // §7: a temporary unavailability, retried by the sender; the bodies in memory are what is scarce.
-      return {
-        ...reject(
-          503,
-          'overloaded',
-          `over ${limits.maxBufferedBytes} bytes of request bodies in memory; retry later`,
-          { retry_after: 1 },
-          { 'retry-after': '1' },
-        ),
-        close: true,
-      };
-    case 'too_large':
-      return {
-        ...reject(413, 'payload_too_large', `the body is over the ${MAX_BODY_BYTES}-byte limit${profile.sizeRule}`),
-        close: true,
-      };
-  }
+  if (read.reason === 'aborted') return reject(400, 'aborted', 'the request body was not received in full');
+  // Every other refusal closes the connection: the rest of the body is never read.
+  const refusal = {
+    malformed: () => reject(400, 'bad_request', 'the body could not be read as HTTP/1.1 (its chunked framing)'),
+    timeout: () =>
+      reject(
+        408,
+        'request_timeout',
+        `the body did not arrive in time (a gap of ${limits.bodyIdleTimeoutMs} ms, or ${limits.bodyTimeoutMs} ms in all)`,
+      ),
+    // §7: a temporary unavailability, retried by the sender; the bodies in memory are what is scarce.
+    busy: () =>
+      reject(
+        503,
+        'overloaded',
+        `over ${limits.maxBufferedBytes} bytes of request bodies in memory; retry later`,
+        { retry_after: 1 },
+        { 'retry-after': '1' },
+      ),
+    too_large: () =>
+      reject(413, 'payload_too_large', `the body is over the ${MAX_BODY_BYTES}-byte limit${profile.sizeRule}`),
+  }[read.reason]();
+  return { ...refusal, close: true };
 }
 
 /**
@@ -176,10 +171,12 @@ export function parseAndValidate(
   const parsed = parseJson(received.body);
   if (!parsed.ok) {
     return (
-      profile.badJson?.(reject) ??
-      reject(400, 'invalid_json', 'the body is not valid JSON', {
-        errors: validator.validateBody(received.body, { kind: profile.kind }).errors,
-      })
+      // `5xx-on-bad-json`: 500 instead of 400.
+      profile.faults.has('5xx-on-bad-json')
+        ? reject(500, 'internal_error', 'internal server error')
+        : reject(400, 'invalid_json', 'the body is not valid JSON', {
+            errors: validator.validateBody(received.body, { kind: profile.kind }).errors,
+          })
     );
   }
   const value = profile.faults ? loosened(parsed.value, profile.faults) : parsed.value;
@@ -188,7 +185,7 @@ export function parseAndValidate(
     const value = fields?.[name];
     if (typeof value === 'string') received.entry[name] = value;
   }
-  const issues = profile.checkDocument(validator, value);
+  const issues = profile.checkDocument(validator, value).concat(narrowedFormatIssues(value, profile.faults));
   if (issues.length > 0) {
     received.entry.errors = issues;
     return reject(
