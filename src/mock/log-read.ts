@@ -7,7 +7,7 @@ import { constants, createReadStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { MOCK_LOG_CAPS } from '../bounds.js';
 import { errnoCode } from '../errors.js';
-import { readNdjsonBatches } from '../spec/ndjson.js';
+import { isBlankLine, readNdjsonBatches } from '../spec/ndjson.js';
 import { openRegular } from './log-file.js';
 import { isLogRecord, RECORD_START, type MockLogRecord } from './log-record.js';
 
@@ -152,7 +152,7 @@ export async function forEachRecordLine<T>(
   for await (const batch of readNdjsonBatches(stream, MAX_LINE_BYTES, reading)) {
     for (const { bytes, number, oversize, tail } of batch) {
       if (oversize && options.stopAtOversize) throw new LineTooLong(number);
-      if (!oversize && isBlank(bytes)) continue;
+      if (!oversize && isBlankLine(bytes)) continue;
       const record = oversize ? undefined : parse(bytes);
       const recovered =
         record !== undefined ? undefined : oversize ? recover(tail ?? bytes, parse, 0) : recover(bytes, parse, 1);
@@ -161,11 +161,6 @@ export async function forEachRecordLine<T>(
       if (goOn === false) return;
     }
   }
-}
-
-function isBlank(line: Buffer): boolean {
-  for (const byte of line) if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d) return false;
-  return true;
 }
 
 const RECORD_START_BYTES = Buffer.from(RECORD_START);

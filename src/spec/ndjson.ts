@@ -22,6 +22,12 @@ export interface NdjsonLine {
 }
 
 /** The cap on one line of `cai validate --ndjson` (src/bounds.ts). */
+/** A line of spaces, tabs and carriage returns only: it separates nothing and holds no document. */
+export function isBlankLine(bytes: Uint8Array): boolean {
+  for (const byte of bytes) if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d) return false;
+  return true;
+}
+
 export const DEFAULT_MAX_LINE_BYTES = INPUT_CAPS.ndjsonLine.bytes;
 
 export interface NdjsonReadOptions {

@@ -205,7 +205,7 @@ async function validateNdjson(
   run: RunControl,
 ): Promise<void> {
   const { io, output } = context;
-  const { readNdjsonBatches } = await import('../../spec/ndjson.js');
+  const { isBlankLine, readNdjsonBatches } = await import('../../spec/ndjson.js');
   const label = labelOf(source);
   const stream = source === STDIN ? io.stdin : openInputStream(resolve(io.cwd, source), READ_CHUNK_BYTES);
   run.reading = stream;
@@ -222,7 +222,7 @@ async function validateNdjson(
       for (const line of batch) {
         lines = line.number;
         bytes += line.byteLength + 1;
-        if (line.byteLength === 0 || (!line.oversize && isBlank(line.bytes))) continue; // blank lines separate nothing
+        if (line.byteLength === 0 || (!line.oversize && isBlankLine(line.bytes))) continue; // blank lines separate nothing
         if (line.oversize) stoppedAt = line.number;
         const verdict = line.oversize
           ? validators.fast.unreadVerdict(line.byteLength, options, {
@@ -253,14 +253,6 @@ async function validateNdjson(
       `${label}:${stoppedAt} is over the ${formatCap(INPUT_CAPS.ndjsonLine.bytes)} cap for one line; the rest of ${label} was not read`,
     );
   if (lines === 0) output.note(`${label} has no lines`);
-}
-
-function isBlank(bytes: Buffer): boolean {
-  for (let i = 0; i < bytes.length; i++) {
-    const byte = bytes[i];
-    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d) return false;
-  }
-  return true;
 }
 
 function formatBytes(bytes: number): string {
