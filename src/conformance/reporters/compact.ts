@@ -10,7 +10,7 @@ import { truncate, wrap } from '../../output/layout.js';
 import { safeText } from '../../output/safe-text.js';
 import { diagnosisBlock, rowLines } from '../diagnose/words.js';
 import type { CheckResult, SuiteReport } from '../types.js';
-import { countLine, hasDetails, VERDICT_SYMBOL, waiverText, warningLine } from './text.js';
+import { countLineOf, hasDetails, signedSeconds, VERDICT_SYMBOL, waiverText, warningLine } from './text.js';
 import type { Palette } from '../../output/palette.js';
 
 /** The widest line of the compact report, in columns: a CI log's width, with room for a timestamp prefix. */
@@ -37,7 +37,8 @@ export function renderCompact(report: SuiteReport, options: CompactOptions = {})
   }
   for (const check of report.checks.filter(hasDetails))
     lines.push(...painted(checkLines(checkLine(check)), check, options.palette));
-  lines.push(...summaryLines(report).map(cut));
+  // The count line CI logs are grepped for (`72 passed, 4 failed, 2 skipped`), as every report words it.
+  lines.push(cut(countLineOf(report)), cut(warningLine(report.summary)));
   return lines.join('\n');
 }
 
@@ -56,7 +57,7 @@ function checkLine(check: CheckResult): string {
 /** What was judged: the interface and the target (or the sender judged, `--role sender`), and the clock. */
 function headline(report: SuiteReport): string {
   const offset = report.clock.offsetSeconds;
-  const signed = offset === null ? '' : `${offset >= 0 ? '+' : ''}${offset} s`;
+  const signed = offset === null ? '' : signedSeconds(offset);
   if (report.role === 'sender') {
     const clock = offset === null ? 'its clock unknown (no well-formed timestamp)' : `its clock offset ${signed}`;
     return `cai conformance: a sender of interface ${report.interface}, judged on ${safeText(report.target)}, ${clock}`;
@@ -64,15 +65,6 @@ function headline(report: SuiteReport): string {
   const clock = offset === null ? 'clock offset unknown (no Date header)' : `clock offset ${signed}`;
   const what = report.mock ? 'the built-in reference receiver' : safeText(report.target);
   return `cai conformance: interface ${report.interface}, ${what}, ${clock}`;
-}
-
-/** The count line CI logs are grepped for (`72 passed, 4 failed, 2 skipped`), as every report words it, then the warnings. */
-function summaryLines(report: SuiteReport): string[] {
-  const counts = countLine(report.summary);
-  return [
-    report.diagnosis ? `${counts} (${report.diagnosis.notRun} checks not run)` : counts,
-    warningLine(report.summary),
-  ];
 }
 
 function cut(line: string): string {

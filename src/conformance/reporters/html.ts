@@ -14,7 +14,9 @@ import { CONFORMANCE_SCRIPT } from './html-script.js';
 import { chunks, CONFORMANCE_CSS } from './html-style.js';
 import { formatDuration } from '../../duration.js';
 import {
+  checkTime,
   INTERRUPTED_NOTICE,
+  signedSeconds,
   preflightWarning,
   stoppedLine,
   summaryText,
@@ -272,7 +274,7 @@ ${VERDICTS.map(({ verdict, label }) => html`<label><input type="checkbox" name="
 function renderCheck(check: CheckView): SafeHtml {
   const label = `${VERDICT_SYMBOL[check.verdict] ?? '?'} ${check.verdict}`;
   // One line per check, no whitespace between elements: with 10 000 checks every text node counts.
-  return html`<details class="check v-${check.verdict}" id="${domId('check', check.id)}" data-v="${check.verdict}"><summary><span class="v">${label}</span><span class="id">${check.id}</span><span class="title">${check.title}</span><span class="lvl">${check.level}</span><span class="sec">${check.sections.join(' ')}</span><span class="dur">${check.verdict === 'skipped' || check.verdict === 'not-judged' ? '' : formatDuration(check.durationMs)}</span></summary><div class="detail">${renderDetail(check)}</div></details>
+  return html`<details class="check v-${check.verdict}" id="${domId('check', check.id)}" data-v="${check.verdict}"><summary><span class="v">${label}</span><span class="id">${check.id}</span><span class="title">${check.title}</span><span class="lvl">${check.level}</span><span class="sec">${check.sections.join(' ')}</span><span class="dur">${checkTime(check)}</span></summary><div class="detail">${renderDetail(check)}</div></details>
 `;
 }
 
@@ -348,5 +350,5 @@ function renderRepro(repro: { command: string; bodyFile: string }): SafeHtml {
 
 function clockText(clock: NonNullable<ConformanceView['clock']>): string {
   if (clock.offsetSeconds === null) return 'unknown (the target sent no Date header)';
-  return `${clock.offsetSeconds >= 0 ? '+' : ''}${clock.offsetSeconds} s${clock.dateHeader ? ` (Date: ${clock.dateHeader})` : ''}`;
+  return `${signedSeconds(clock.offsetSeconds)}${clock.dateHeader ? ` (Date: ${clock.dateHeader})` : ''}`;
 }

@@ -7,8 +7,15 @@
 import { safeText } from '../../output/safe-text.js';
 import type { ScenarioSummary } from '../types.js';
 import type { ConformanceView } from './html.js';
-import { INTERRUPTED_NOTICE, preflightWarning, stoppedLine, summaryText, unfinishedChecks } from './text.js';
-import { causeBlock, causesByCheck, diagnosisBlock, rowLines, type Block } from '../diagnose/words.js';
+import {
+  INTERRUPTED_NOTICE,
+  preflightWarning,
+  stoppedLine,
+  summaryText,
+  unfinishedChecks,
+  withCauses,
+} from './text.js';
+import { causeBlock, diagnosisBlock, rowLines, type Block } from '../diagnose/words.js';
 import { coverageLine, coverageOfRun, renderCoverageMarkdown } from './coverage.js';
 import { plural } from '../../text.js';
 
@@ -53,13 +60,11 @@ export function renderJobSummary(report: ConformanceView, options: JobSummaryOpt
     (check) => check.verdict === 'failed' || (check.verdict === 'warning' && report.failOn === 'warnings'),
   );
   const warnings = report.failOn === 'warnings' ? [] : report.checks.filter((check) => check.verdict === 'warning');
-  const causeOf = causesByCheck(report.causes);
-  for (const check of [...listed, ...warnings].slice(0, maxListed)) {
+  for (const { check, cause } of withCauses([...listed, ...warnings].slice(0, maxListed), report.causes)) {
     const mark = check.verdict === 'failed' ? '✗' : '!';
-    const cause = causeOf.get(check.id);
+    // A cause once, where its first check would be, with the checks it explains.
     if (cause) {
-      // A cause once, where its first check would be, with the checks it explains.
-      if (cause.checks[0] === check.id) lines.push(...blockMarkdown(mark, causeBlock(cause), maxValue * 4));
+      lines.push(...blockMarkdown(mark, causeBlock(cause), maxValue * 4));
       continue;
     }
     const level = check.verdict === 'warning' ? ', should' : '';

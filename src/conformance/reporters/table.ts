@@ -11,9 +11,19 @@ import type { Palette } from '../../output/palette.js';
 import { safeText } from '../../output/safe-text.js';
 import type { ColumnSpec } from '../../output/layout.js';
 import type { CheckResult, CheckVerdict, SuiteReport } from '../types.js';
-import { causeBlock, causesByCheck, diagnosisBlock, type Block } from '../diagnose/words.js';
+import { causeBlock, diagnosisBlock, type Block } from '../diagnose/words.js';
 import { formatDuration } from '../../duration.js';
-import { countLine, hasDetails, VERDICT_SYMBOL, waiverText, warningLine } from './text.js';
+import {
+  checkTime,
+  countLineOf,
+  hasDetails,
+  reproCommand,
+  signedSeconds,
+  VERDICT_SYMBOL,
+  waiverText,
+  warningLine,
+  withCauses,
+} from './text.js';
 
 export interface TableOptions {
   /** The terminal's width; undefined when stdout is not a terminal (everything is shown, whole). */
@@ -52,8 +62,7 @@ export async function renderTable(report: SuiteReport, options: TableOptions): P
   // What the target answered is in `actual` and the notes: escaped before anything is coloured.
   lines.push(...details(report, options));
   lines.push('');
-  const counts = terminal ? paintedCounts(report, options) : countLine(report.summary);
-  lines.push(report.diagnosis ? `${counts} (${report.diagnosis.notRun} checks not run)` : counts);
+  lines.push(countLineOf(report, terminal ? paintedCounts(report, options) : undefined));
   lines.push(
     terminal && report.summary.warnings > 0
       ? options.palette.yellow(warningLine(report.summary))
@@ -78,7 +87,7 @@ function errorLines(error: NonNullable<SuiteReport['error']>, options: TableOpti
 /** What was judged and the clock: the receiver at the target, or (`--role sender`) the sender cai received from. */
 function headline(report: SuiteReport): string {
   const offset = report.clock.offsetSeconds;
-  const signed = offset === null ? '' : `${offset >= 0 ? '+' : ''}${offset} s`;
+  const signed = offset === null ? '' : signedSeconds(offset);
   if (report.role === 'sender') {
     const clock =
       offset === null ? "sender's clock unknown (no well-formed timestamp)" : `sender's clock offset ${signed}`;
@@ -96,7 +105,7 @@ function checkTable(checks: readonly CheckResult[], options: TableOptions): Prom
     check.title,
     check.level,
     paint[check.verdict](`${VERDICT_SYMBOL[check.verdict]} ${check.verdict}`),
-    check.verdict === 'skipped' || check.verdict === 'not-judged' ? '' : formatDuration(check.durationMs),
+    checkTime(check),
   ]);
   return options.table(['id', 'title', 'level', 'verdict', 'time'], rows, [
     { fit: 'fixed' },
@@ -147,19 +156,13 @@ function details(report: Pick<SuiteReport, 'checks' | 'causes'>, options: TableO
   const paint = verdictPaint(options.palette);
   const lines: string[] = [];
   const field = (label: string, value: string) => lines.push(fieldLine(label, value, options));
-  const causeOf = causesByCheck(report.causes);
-  for (const result of checks) {
-    if (!hasDetails(result)) continue;
-    const cause = causeOf.get(result.id);
+  // On a terminal the short `sh DIR/ID.sh`; elsewhere the whole command.
+  const repro = (given: NonNullable<CheckResult['repro']>) => (terminal ? reproCommand(given) : given.command);
+  for (const { check: result, cause } of withCauses(checks.filter(hasDetails), report.causes)) {
     if (cause !== undefined) {
       // Shown once, where its first check would be, with that check's reproduction.
-      if (cause.checks[0] !== result.id) continue;
       lines.push('', ...blockLines(causeBlock(cause), result.verdict, options));
-      if (result.repro)
-        field(
-          'repro',
-          `${terminal && result.repro.script !== undefined ? `sh ${result.repro.script}` : result.repro.command} (${result.id})`,
-        );
+      if (result.repro) field('repro', `${repro(result.repro)} (${result.id})`);
       continue;
     }
     lines.push('');
@@ -175,12 +178,8 @@ function details(report: Pick<SuiteReport, 'checks' | 'causes'>, options: TableO
     field('actual', result.actual);
     if (result.waiver) field('waived', waiverText(result.waiver));
     for (const note of result.notes) field('note', note);
-    if (result.repro && terminal)
-      field('repro', result.repro.script !== undefined ? `sh ${result.repro.script}` : result.repro.command);
-    else if (result.repro) {
-      field('body', result.repro.bodyFile);
-      field('repro', result.repro.command);
-    }
+    if (result.repro && !terminal) field('body', result.repro.bodyFile);
+    if (result.repro) field('repro', repro(result.repro));
   }
   if (options.quiet === true) return lines;
   for (const verdict of ['not-judged', 'skipped'] as const)

@@ -7,6 +7,9 @@ import { interfaceSpec } from '../../spec/interfaces.js';
 import type { CheckResult, CheckVerdict, StopReport, SuiteReport, SuiteSummary } from '../types.js';
 import { optionName } from '../../errors.js';
 import { plural } from '../../text.js';
+import { formatDuration } from '../../duration.js';
+import type { FailureCause } from '../diagnose/types.js';
+import { causesByCheck } from '../diagnose/words.js';
 
 export const VERDICT_SYMBOL: Record<CheckVerdict, string> = {
   passed: '✓',
@@ -56,25 +59,51 @@ export function countLine(summary: Pick<SuiteSummary, 'passed' | 'failed' | 'ski
 
 /** The counts as the pages say them: `3 passed, 1 failed, 0 skipped; 2 warnings, 1 not judged (1 must) (6 checks)`. */
 export function summaryText(summary: Omit<SuiteSummary, 'notJudged'> & { notJudged?: number }, more = ''): string {
-  const extra = [
-    plural(summary.warnings, 'warning'),
-    ...(summary.waived > 0 ? [`${summary.waived} waived`] : []),
-    ...(summary.notJudged
-      ? [`${summary.notJudged} not judged${summary.notJudgedMust ? ` (${summary.notJudgedMust} must)` : ''}`]
-      : []),
-  ];
-  return `${countLine(summary)}; ${extra.join(', ')} (${summary.total} checks${more})`;
+  return `${countLine(summary)}; ${warningLine(summary, { must: true })} (${summary.total} checks${more})`;
+}
+
+/** The count line, and the checks a run stopped by its diagnosis never ran. */
+export function countLineOf(report: Pick<SuiteReport, 'summary' | 'diagnosis'>, counts = countLine(report.summary)) {
+  return report.diagnosis ? `${counts} (${report.diagnosis.notRun} checks not run)` : counts;
 }
 
 export const INTERRUPTED_NOTICE =
   'The run was interrupted: the checks not run are reported as skipped, the checks cut short as not judged.';
 
-/** `0 warnings`, `1 warning, 2 waived, 3 not judged`. */
-export function warningLine(summary: SuiteSummary): string {
+/** `0 warnings`, `1 warning, 2 waived, 3 not judged` (`must`: `3 not judged (1 must)`, the must checks among them). */
+export function warningLine(
+  summary: Pick<SuiteSummary, 'warnings' | 'waived' | 'notJudgedMust'> & { notJudged?: number },
+  options: { must?: boolean } = {},
+): string {
   const parts = [plural(summary.warnings, 'warning')];
   if (summary.waived > 0) parts.push(`${summary.waived} waived`);
-  if (summary.notJudged > 0) parts.push(`${summary.notJudged} not judged`);
+  const must = options.must && summary.notJudgedMust ? ` (${summary.notJudgedMust} must)` : '';
+  if (summary.notJudged) parts.push(`${summary.notJudged} not judged${must}`);
   return parts.join(', ');
+}
+
+/** `+2 s`: a clock offset as every report writes it. */
+export const signedSeconds = (offset: number): string => `${offset >= 0 ? '+' : ''}${offset} s`;
+
+/** A check's time; none for a check without a verdict of its own (skipped, not judged). */
+export const checkTime = (check: Pick<CheckResult, 'verdict' | 'durationMs'>): string =>
+  check.verdict === 'skipped' || check.verdict === 'not-judged' ? '' : formatDuration(check.durationMs);
+
+/** How to reproduce a check: its script where one was written (`sh DIR/ID.sh`), else the command. */
+export const reproCommand = (repro: { command: string; script?: string }): string =>
+  repro.script !== undefined ? `sh ${repro.script}` : repro.command;
+
+/** Each check with the cause that explains it, a cause once: at its first check (the others it explains left out). */
+export function withCauses<T extends { id: string }>(
+  checks: readonly T[],
+  causes: readonly FailureCause[] | undefined,
+): { check: T; cause?: FailureCause }[] {
+  const causeOf = causesByCheck(causes);
+  return checks.flatMap((check) => {
+    const cause = causeOf.get(check.id);
+    if (cause === undefined) return [{ check }];
+    return cause.checks[0] === check.id ? [{ check, cause }] : [];
+  });
 }
 
 /** `fix in PLAT-123 (until 2026-12-31)`: why a failure is waived, and until when. */
