@@ -8,9 +8,10 @@
  */
 import { truncate, wrap } from '../../output/layout.js';
 import { safeText } from '../../output/safe-text.js';
-import { diagnosisBlock, rowLines } from '../diagnose/words.js';
+import { rowLines } from '../diagnose/words.js';
 import type { CheckResult, SuiteReport } from '../types.js';
-import { countLineOf, hasDetails, signedSeconds, VERDICT_SYMBOL, waiverText, warningLine } from './text.js';
+import { documentOf } from './document.js';
+import { hasDetails, signedSeconds, VERDICT_SYMBOL, waiverText, warningLine } from './text.js';
 import type { Palette } from '../../output/palette.js';
 
 /** The widest line of the compact report, in columns: a CI log's width, with room for a timestamp prefix. */
@@ -30,15 +31,15 @@ export function renderCompact(report: SuiteReport, options: CompactOptions = {})
     lines.push(...wrapped(`✗ the run stopped before any check: ${safeText(report.error.message)}`));
     lines.push(...wrapped(`  hint: ${safeText(report.error.hint)}`));
   }
-  if (report.diagnosis) {
-    const block = diagnosisBlock(report.diagnosis, report.interface);
+  const { diagnosis: block, counts } = documentOf(report);
+  if (block) {
     lines.push(...wrapped(`✗ ${safeText(block.title)}`));
     for (const row of rowLines(block)) lines.push(...wrapped(`  ${safeText(row)}`));
   }
   for (const check of report.checks.filter(hasDetails))
     lines.push(...painted(checkLines(checkLine(check)), check, options.palette));
   // The count line CI logs are grepped for (`72 passed, 4 failed, 2 skipped`), as every report words it.
-  lines.push(cut(countLineOf(report)), cut(warningLine(report.summary)));
+  lines.push(cut(counts), cut(warningLine(report.summary)));
   return lines.join('\n');
 }
 

@@ -9,58 +9,20 @@ import { domId, html, type SafeHtml } from '../../output/html/escape.js';
 import { renderBody, renderHead } from '../../output/html/bodies.js';
 import { renderPage } from '../../output/html/page.js';
 import { legend, proportionBar, type Tone } from '../../output/html/svg.js';
-import type { CheckResult, CheckVerdict, ScenarioSummary, SuiteReport } from '../types.js';
+import type { CheckVerdict, ScenarioSummary } from '../types.js';
+import { documentOf, type CheckView, type ConformanceView } from './document.js';
 import { CONFORMANCE_SCRIPT } from './html-script.js';
 import { chunks, CONFORMANCE_CSS } from './html-style.js';
 import { formatDuration } from '../../duration.js';
-import {
-  checkTime,
-  INTERRUPTED_NOTICE,
-  signedSeconds,
-  preflightWarning,
-  stoppedLine,
-  summaryText,
-  unfinishedChecks,
-  VERDICT_SYMBOL,
-  waiverText,
-} from './text.js';
+import { checkTime, INTERRUPTED_NOTICE, signedSeconds, summaryText, VERDICT_SYMBOL, waiverText } from './text.js';
 import type { FailureCause } from '../diagnose/types.js';
-import { causeBlock, diagnosisBlock, type Block } from '../diagnose/words.js';
+import { causeBlock, type Block } from '../diagnose/words.js';
 import { COVERAGE_CSS, coverageLine, coverageOfRun, coverageTable } from './coverage.js';
 import { plural } from '../../text.js';
 
+export type { CheckView, ConformanceView } from './document.js';
+
 type Verdict = CheckVerdict;
-
-/** What this page reads of a check result (src/conformance/types.ts CheckResult, and any extra fields). */
-export interface CheckView
-  extends Pick<CheckResult, 'id' | 'title' | 'verdict' | 'sections' | 'expected' | 'actual' | 'durationMs'>,
-    Partial<Pick<CheckResult, 'waiver' | 'requests' | 'rateLimitedRetries' | 'exchange'>> {
-  /** A receiver run also judges the provider's callbacks with sender checks. */
-  role?: string;
-  level: string;
-  tags?: readonly string[];
-  notes?: readonly string[];
-  repro?: { command: string; bodyFile: string };
-}
-
-/** What this page reads of a run (src/conformance/types.ts SuiteReport, plus `role` and any extra fields). */
-export interface ConformanceView
-  extends Pick<SuiteReport, 'ok'>,
-    Partial<Pick<SuiteReport, 'version' | 'target' | 'mock' | 'startedAt' | 'durationMs' | 'probeStatus' | 'clock'>>,
-    Partial<Pick<SuiteReport, 'reproDir' | 'interrupted' | 'stopped' | 'preflight' | 'diagnosis'>> {
-  interface: string;
-  role?: string;
-  summary: Omit<SuiteReport['summary'], 'notJudged'> & { notJudged?: number };
-  checks: readonly CheckView[];
-  waivers?: readonly { id: string; kind: string; message: string }[];
-  failOn?: string;
-  /** Sender runs: each scenario, its URL, its script and every attempt the sender made. */
-  scenarios?: readonly ScenarioSummary[];
-  /** The run stopped before any check (exit 3: the target is plainly not the endpoint, or unreachable). */
-  error?: { code: string; message: string; hint?: string };
-  /** Failures that share one cause, each with the checks it explains. */
-  causes?: readonly FailureCause[];
-}
 
 export interface ConformancePageOptions {
   /** `cai 0.2.0`. */
@@ -226,11 +188,10 @@ function renderNotices(report: ConformanceView): SafeHtml {
     notices.push(
       html`<b>The run stopped before any check:</b> ${report.error.message}${report.error.hint ? html`<br>Hint: ${report.error.hint}` : ''}`,
     );
-  const refused = preflightWarning(report);
+  const { diagnosis, refused, stopped, unfinished } = documentOf(report);
   if (refused !== undefined) notices.push(`Warning: ${refused}.`);
-  if (report.stopped) notices.push(html`<b>The run stopped early:</b> ${stoppedLine(report.stopped)}.`);
+  if (stopped) notices.push(html`<b>The run stopped early:</b> ${stopped}.`);
   if (report.interrupted) notices.push(INTERRUPTED_NOTICE);
-  const unfinished = report.stopped || report.interrupted ? unfinishedChecks(report.checks) : [];
   if (unfinished.length > 0)
     notices.push(
       html`Not finished (${unfinished.length}): ${unfinished.map((check, index) => html`${index > 0 ? ', ' : ''}<a href="#${domId('check', check.id)}">${check.id}</a>`)}.`,
@@ -240,10 +201,7 @@ function renderNotices(report: ConformanceView): SafeHtml {
     notices.push(`The target answered ${report.probeStatus} to a POST: is the target URL right?`);
   for (const waiver of report.waivers ?? []) notices.push(waiver.message);
   // The diagnosis holds a list of its own: a block, not a paragraph.
-  const diagnosis = report.diagnosis
-    ? html`<div class="notice">${renderBlock(diagnosisBlock(report.diagnosis, report.interface as 'A' | 'B'))}</div>`
-    : '';
-  return html`${diagnosis}${notices.map((notice) => html`<p class="notice">${notice}</p>`)}`;
+  return html`${diagnosis ? html`<div class="notice">${renderBlock(diagnosis)}</div>` : ''}${notices.map((notice) => html`<p class="notice">${notice}</p>`)}`;
 }
 
 /** A diagnosis or a cause: its title, then its rows as the expected and actual of a check are shown. */

@@ -7,7 +7,8 @@
  */
 import { escapeMarkup as xml } from '../../output/markup.js';
 import type { SuiteReport } from '../types.js';
-import { causesByCheck, diagnosisBlock, rowLines } from '../diagnose/words.js';
+import { causesByCheck, rowLines } from '../diagnose/words.js';
+import { documentOf } from './document.js';
 import { reproCommand } from './text.js';
 
 export interface JunitOptions {
@@ -54,8 +55,8 @@ export function renderJunit(report: SuiteReport, options: JunitOptions): string 
     );
     lines.push('    </testcase>');
   }
-  if (report.diagnosis) {
-    const block = diagnosisBlock(report.diagnosis, report.interface);
+  const block = documentOf(report).diagnosis;
+  if (report.diagnosis && block) {
     const text = [block.title, ...rowLines(block)].join('\n');
     lines.push(
       '    <testcase classname="cai.conformance" name="the first valid, correctly signed request" time="0.000">',

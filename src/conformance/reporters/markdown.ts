@@ -6,16 +6,9 @@
  */
 import { safeText } from '../../output/safe-text.js';
 import type { ScenarioSummary } from '../types.js';
-import type { ConformanceView } from './html.js';
-import {
-  INTERRUPTED_NOTICE,
-  preflightWarning,
-  stoppedLine,
-  summaryText,
-  unfinishedChecks,
-  withCauses,
-} from './text.js';
-import { causeBlock, diagnosisBlock, rowLines, type Block } from '../diagnose/words.js';
+import { INTERRUPTED_NOTICE, summaryText } from './text.js';
+import { documentOf, withCauses, type ConformanceView } from './document.js';
+import { causeBlock, rowLines, type Block } from '../diagnose/words.js';
 import { coverageLine, coverageOfRun, renderCoverageMarkdown } from './coverage.js';
 import { plural } from '../../text.js';
 
@@ -104,19 +97,14 @@ function runNotices(report: ConformanceView, maxValue: number): string[] {
     lines.push(`**Stopped before any check:** ${escapeMarkdown(report.error.message, maxValue * 2)}`, '');
     if (report.error.hint) lines.push(`Hint: ${escapeMarkdown(report.error.hint, maxValue * 2)}`, '');
   }
-  if (report.diagnosis)
-    lines.push(
-      ...blockMarkdown('✗', diagnosisBlock(report.diagnosis, report.interface as 'A' | 'B'), maxValue * 4),
-      '',
-    );
-  const refused = preflightWarning(report);
+  const { diagnosis, refused, stopped, unfinished } = documentOf(report);
+  if (diagnosis) lines.push(...blockMarkdown('✗', diagnosis, maxValue * 4), '');
   if (refused !== undefined) lines.push(`**Warning:** ${escapeMarkdown(refused, maxValue * 2)}`, '');
-  if (report.stopped) lines.push(`**Stopped early:** ${escapeMarkdown(stoppedLine(report.stopped))}`, '');
+  if (stopped) lines.push(`**Stopped early:** ${escapeMarkdown(stopped)}`, '');
   if (report.interrupted) lines.push(INTERRUPTED_NOTICE, '');
   // The waivers file's notices (expired, unused, now passing), as the terminal warns them.
   for (const waiver of report.waivers ?? [])
     lines.push(`**Waivers:** ${escapeMarkdown(waiver.message, maxValue * 2)}`, '');
-  const unfinished = report.stopped || report.interrupted ? unfinishedChecks(report.checks) : [];
   if (unfinished.length > 0) {
     const ids = unfinished.slice(0, 20).map((check) => escapeMarkdown(check.id));
     lines.push(

@@ -11,19 +11,10 @@ import type { Palette } from '../../output/palette.js';
 import { safeText } from '../../output/safe-text.js';
 import type { ColumnSpec } from '../../output/layout.js';
 import type { CheckResult, CheckVerdict, SuiteReport } from '../types.js';
-import { causeBlock, diagnosisBlock, type Block } from '../diagnose/words.js';
+import { causeBlock, type Block } from '../diagnose/words.js';
+import { documentOf, withNotRun, type RunDocument } from './document.js';
 import { formatDuration } from '../../duration.js';
-import {
-  checkTime,
-  countLineOf,
-  hasDetails,
-  reproCommand,
-  signedSeconds,
-  VERDICT_SYMBOL,
-  waiverText,
-  warningLine,
-  withCauses,
-} from './text.js';
+import { checkTime, reproCommand, signedSeconds, VERDICT_SYMBOL, waiverText, warningLine } from './text.js';
 
 export interface TableOptions {
   /** The terminal's width; undefined when stdout is not a terminal (everything is shown, whole). */
@@ -52,17 +43,16 @@ export function verdictPaint(palette: Palette): Record<CheckVerdict, (text: stri
 export async function renderTable(report: SuiteReport, options: TableOptions): Promise<string> {
   const terminal = options.width !== undefined;
   const quiet = options.quiet === true;
+  const doc = documentOf(report);
   const lines = quiet ? [] : [fit(headline(report), options, '  ')];
   if (report.error) lines.push('', ...errorLines(report.error, options));
   // A diagnosis first: it is what stopped the run, and what to act on.
-  if (report.diagnosis)
-    lines.push('', ...blockLines(diagnosisBlock(report.diagnosis, report.interface), 'failed', options));
+  if (doc.diagnosis) lines.push('', ...blockLines(doc.diagnosis, 'failed', options));
   if (report.checks.length > 0 && !quiet && (!terminal || options.verbose))
     lines.push(await checkTable(report.checks, options));
   // What the target answered is in `actual` and the notes: escaped before anything is coloured.
-  lines.push(...details(report, options));
-  lines.push('');
-  lines.push(countLineOf(report, terminal ? paintedCounts(report, options) : undefined));
+  lines.push(...details(doc.details, report.checks, options));
+  lines.push('', terminal ? withNotRun(report, paintedCounts(report, options)) : doc.counts);
   lines.push(
     terminal && report.summary.warnings > 0
       ? options.palette.yellow(warningLine(report.summary))
@@ -150,15 +140,18 @@ function blockLines(block: Block, verdict: CheckVerdict, options: TableOptions):
  * The failures (and warnings, waivers) in detail, a cause once for the checks it explains, then the checks without
  * a verdict, grouped by reason on a terminal.
  */
-function details(report: Pick<SuiteReport, 'checks' | 'causes'>, options: TableOptions): string[] {
-  const { checks } = report;
+function details(
+  detailed: RunDocument<CheckResult>['details'],
+  checks: readonly CheckResult[],
+  options: TableOptions,
+): string[] {
   const terminal = options.width !== undefined;
   const paint = verdictPaint(options.palette);
   const lines: string[] = [];
   const field = (label: string, value: string) => lines.push(fieldLine(label, value, options));
   // On a terminal the short `sh DIR/ID.sh`; elsewhere the whole command.
   const repro = (given: NonNullable<CheckResult['repro']>) => (terminal ? reproCommand(given) : given.command);
-  for (const { check: result, cause } of withCauses(checks.filter(hasDetails), report.causes)) {
+  for (const { check: result, cause } of detailed) {
     if (cause !== undefined) {
       // Shown once, where its first check would be, with that check's reproduction.
       lines.push('', ...blockLines(causeBlock(cause), result.verdict, options));

@@ -8,8 +8,6 @@ import type { CheckResult, CheckVerdict, StopReport, SuiteReport, SuiteSummary }
 import { optionName } from '../../errors.js';
 import { plural } from '../../text.js';
 import { formatDuration } from '../../duration.js';
-import type { FailureCause } from '../diagnose/types.js';
-import { causesByCheck } from '../diagnose/words.js';
 
 export const VERDICT_SYMBOL: Record<CheckVerdict, string> = {
   passed: '✓',
@@ -62,11 +60,6 @@ export function summaryText(summary: Omit<SuiteSummary, 'notJudged'> & { notJudg
   return `${countLine(summary)}; ${warningLine(summary, { must: true })} (${summary.total} checks${more})`;
 }
 
-/** The count line, and the checks a run stopped by its diagnosis never ran. */
-export function countLineOf(report: Pick<SuiteReport, 'summary' | 'diagnosis'>, counts = countLine(report.summary)) {
-  return report.diagnosis ? `${counts} (${report.diagnosis.notRun} checks not run)` : counts;
-}
-
 export const INTERRUPTED_NOTICE =
   'The run was interrupted: the checks not run are reported as skipped, the checks cut short as not judged.';
 
@@ -92,19 +85,6 @@ export const checkTime = (check: Pick<CheckResult, 'verdict' | 'durationMs'>): s
 /** How to reproduce a check: its script where one was written (`sh DIR/ID.sh`), else the command. */
 export const reproCommand = (repro: { command: string; script?: string }): string =>
   repro.script !== undefined ? `sh ${repro.script}` : repro.command;
-
-/** Each check with the cause that explains it, a cause once: at its first check (the others it explains left out). */
-export function withCauses<T extends { id: string }>(
-  checks: readonly T[],
-  causes: readonly FailureCause[] | undefined,
-): { check: T; cause?: FailureCause }[] {
-  const causeOf = causesByCheck(causes);
-  return checks.flatMap((check) => {
-    const cause = causeOf.get(check.id);
-    if (cause === undefined) return [{ check }];
-    return cause.checks[0] === check.id ? [{ check, cause }] : [];
-  });
-}
 
 /** `fix in PLAT-123 (until 2026-12-31)`: why a failure is waived, and until when. */
 export function waiverText(waiver: { reason: string; expires?: string }): string {
