@@ -97,13 +97,12 @@ export async function runReport(options: ReportOptions, context: CommandContext)
     output.resultRaw(toCsv(report));
     return 0;
   }
-  const { skippedRecords, tableViews } = await import('../../report/render.js');
-  const window = `${report.filter.since ?? 'start of log'} – ${report.filter.until ?? 'end of log'}`;
+  const { skippedRecords, tableViews, windowText } = await import('../../report/render.js');
   output.resultWrapped(
-    `${safeText(logs.join(', '))}: ${summary.lines} records, ${report.records.used} used (${report.filter.space} space${report.filter.provider ? `, provider ${report.filter.provider}` : ''}; ${window})`,
+    `${safeText(logs.join(', '))}: ${summary.lines} records, ${report.records.used} used (${report.filter.space} space${report.filter.provider ? `, provider ${report.filter.provider}` : ''}; ${windowText(report.filter)})`,
   );
   const skipped = skippedRecords(report);
-  if (skipped.length > 0) output.resultWrapped(`skipped: ${skipped.map(([n, what]) => `${n} ${what}`).join(', ')}`);
+  if (skipped !== undefined) output.resultWrapped(`skipped: ${skipped}`);
   for (const view of tableViews(report)) {
     output.result('');
     output.resultWrapped(output.color.bold(view.title));
