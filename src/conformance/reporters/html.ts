@@ -8,13 +8,21 @@
 import { domId, html, type SafeHtml } from '../../output/html/escape.js';
 import { renderBody, renderHead } from '../../output/html/bodies.js';
 import { renderPage } from '../../output/html/page.js';
-import { legend, proportionBar, type Tone } from '../../output/html/svg.js';
-import type { CheckVerdict, ScenarioSummary } from '../types.js';
+import { legend, proportionBar } from '../../output/html/svg.js';
+import type { ScenarioSummary } from '../types.js';
 import { documentOf, type CheckView, type ConformanceView } from './document.js';
 import { CONFORMANCE_SCRIPT } from './html-script.js';
 import { chunks, CONFORMANCE_CSS } from './html-style.js';
 import { formatDuration } from '../../duration.js';
-import { checkTime, INTERRUPTED_NOTICE, signedSeconds, summaryText, VERDICT_SYMBOL, waiverText } from './text.js';
+import {
+  checkTime,
+  INTERRUPTED_NOTICE,
+  signedSeconds,
+  summaryText,
+  VERDICT_SYMBOL,
+  VERDICTS,
+  waiverText,
+} from './text.js';
 import type { FailureCause } from '../diagnose/types.js';
 import { causeBlock, type Block } from '../diagnose/words.js';
 import { COVERAGE_CSS, coverageLine, coverageOfRun, coverageTable } from './coverage.js';
@@ -22,26 +30,10 @@ import { plural } from '../../text.js';
 
 export type { CheckView, ConformanceView } from './document.js';
 
-type Verdict = CheckVerdict;
-
 export interface ConformancePageOptions {
   /** `cai 0.2.0`. */
   generator?: string;
 }
-
-const VERDICTS: readonly {
-  verdict: Verdict;
-  label: string;
-  tone: Tone;
-  count: Exclude<keyof ConformanceView['summary'], 'total'>;
-}[] = [
-  { verdict: 'failed', label: 'failed', tone: 'fail', count: 'failed' },
-  { verdict: 'warning', label: 'warnings', tone: 'warn', count: 'warnings' },
-  { verdict: 'waived', label: 'waived', tone: 'waived', count: 'waived' },
-  { verdict: 'not-judged', label: 'not judged', tone: 'skip', count: 'notJudged' },
-  { verdict: 'passed', label: 'passed', tone: 'ok', count: 'passed' },
-  { verdict: 'skipped', label: 'skipped', tone: 'skip', count: 'skipped' },
-];
 
 const countOf = (report: ConformanceView, count: (typeof VERDICTS)[number]['count']) => report.summary[count] ?? 0;
 

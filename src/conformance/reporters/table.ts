@@ -14,7 +14,16 @@ import type { CheckResult, CheckVerdict, SuiteReport } from '../types.js';
 import { causeBlock, rowLines, type Block } from '../diagnose/words.js';
 import { documentOf, withNotRun, type RunDocument } from './document.js';
 import { formatDuration } from '../../duration.js';
-import { checkTime, hasDetails, reproCommand, signedSeconds, VERDICT_SYMBOL, waiverText, warningLine } from './text.js';
+import {
+  checkTime,
+  hasDetails,
+  reproCommand,
+  signedSeconds,
+  VERDICT_SYMBOL,
+  VERDICTS,
+  waiverText,
+  warningLine,
+} from './text.js';
 
 export interface TableOptions {
   /** The terminal's width; undefined when stdout is not a terminal (everything is shown, whole). */
@@ -28,16 +37,11 @@ export interface TableOptions {
   table(head: string[], rows: string[][], columns: readonly ColumnSpec[]): Promise<string>;
 }
 
-/** The colour of each verdict: green passed, red failed, yellow warning, cyan waived, dim the rest. */
+/** The colour of each verdict (VERDICTS): green passed, red failed, yellow warning, cyan waived, dim the rest. */
 export function verdictPaint(palette: Palette): Record<CheckVerdict, (text: string) => string> {
-  return {
-    passed: palette.green,
-    failed: palette.red,
-    warning: palette.yellow,
-    waived: palette.cyan,
-    'not-judged': palette.dim,
-    skipped: palette.dim,
-  };
+  return Object.fromEntries(VERDICTS.map(({ verdict, paint }) => [verdict, palette[paint]])) as ReturnType<
+    typeof verdictPaint
+  >;
 }
 
 export async function renderTable(report: SuiteReport, options: TableOptions): Promise<string> {

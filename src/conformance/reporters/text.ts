@@ -9,14 +9,18 @@ import { optionName } from '../../errors.js';
 import { plural } from '../../text.js';
 import { formatDuration } from '../../duration.js';
 
-export const VERDICT_SYMBOL: Record<CheckVerdict, string> = {
-  passed: '✓',
-  failed: '✗',
-  warning: '!',
-  waived: '~',
-  'not-judged': '?',
-  skipped: '-',
-};
+/** Each verdict, in the order the pages list them: its symbol, its colour on a terminal, its label, tone and count on a page. */
+export const VERDICTS = [
+  { verdict: 'failed', symbol: '✗', paint: 'red', label: 'failed', tone: 'fail', count: 'failed' },
+  { verdict: 'warning', symbol: '!', paint: 'yellow', label: 'warnings', tone: 'warn', count: 'warnings' },
+  { verdict: 'waived', symbol: '~', paint: 'cyan', label: 'waived', tone: 'waived', count: 'waived' },
+  { verdict: 'not-judged', symbol: '?', paint: 'dim', label: 'not judged', tone: 'skip', count: 'notJudged' },
+  { verdict: 'passed', symbol: '✓', paint: 'green', label: 'passed', tone: 'ok', count: 'passed' },
+  { verdict: 'skipped', symbol: '-', paint: 'dim', label: 'skipped', tone: 'skip', count: 'skipped' },
+] as const;
+
+const symbols = Object.fromEntries(VERDICTS.map((row) => [row.verdict, row.symbol]));
+export const VERDICT_SYMBOL = symbols as Record<CheckVerdict, string>;
 
 /** Why a run stopped before every check ran (`--fail-fast`, `--max-failures N`), as every report says it. */
 export function stoppedLine(stopped: StopReport): string {
