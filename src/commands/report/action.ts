@@ -72,10 +72,9 @@ export async function runReport(options: ReportOptions, context: CommandContext)
     throw error;
   }
   report.logs = logs;
-  const summary = { lines: report.lines, malformed: report.malformed };
-  reportMalformed(summary.malformed, output);
+  reportMalformed(report.malformed, output);
   // An empty log is legitimate (a mock that has received nothing yet): say so, and report the zeros.
-  if (summary.lines === 0)
+  if (report.lines === 0)
     output.note(
       `${logs.length > 1 ? 'the logs hold' : `${logs[0]} holds`} no records yet: a mock writes one line per request it accepts`,
     );
@@ -99,7 +98,7 @@ export async function runReport(options: ReportOptions, context: CommandContext)
   }
   const { skippedRecords, tableViews, windowText } = await import('../../report/render.js');
   output.resultWrapped(
-    `${safeText(logs.join(', '))}: ${summary.lines} records, ${report.records.used} used (${report.filter.space} space${report.filter.provider ? `, provider ${report.filter.provider}` : ''}; ${windowText(report.filter)})`,
+    `${safeText(logs.join(', '))}: ${report.lines} records, ${report.records.used} used (${report.filter.space} space${report.filter.provider ? `, provider ${report.filter.provider}` : ''}; ${windowText(report.filter)})`,
   );
   const skipped = skippedRecords(report);
   if (skipped !== undefined) output.resultWrapped(`skipped: ${skipped}`);
