@@ -85,6 +85,10 @@ const KNOWN_CHECK_FIELDS = new Set([
   'exchanges',
 ]);
 
+/** The fields of a report or a check this page does not show in their place, to show as they are. */
+const unknownFields = (value: object, known: ReadonlySet<string>) =>
+  (Object.entries(value) as [string, unknown][]).filter(([key, field]) => !known.has(key) && field !== undefined);
+
 export function renderConformanceHtml(report: ConformanceView, options: ConformancePageOptions = {}): string {
   const title = `cai conformance: interface ${report.interface}${report.role ? ` (${report.role})` : ''}${report.target ? ` — ${report.target}` : ''}`;
   const body = html`<main>
@@ -151,8 +155,7 @@ function renderHeader(report: ConformanceView): SafeHtml {
     rows.push(['fails on', report.failOn === 'warnings' ? 'failed must and should checks' : 'failed must checks']);
   if (report.reproDir !== undefined) rows.push(['failing bodies', html`<code>${report.reproDir}</code>`]);
   const extra: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(report as object) as [string, unknown][]) {
-    if (KNOWN_REPORT_FIELDS.has(key) || value === undefined) continue;
+  for (const [key, value] of unknownFields(report, KNOWN_REPORT_FIELDS)) {
     if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) rows.push([key, String(value)]);
     else extra[key] = value;
   }
@@ -241,11 +244,7 @@ function renderDetail(check: CheckView): SafeHtml {
     ...(check.requests !== undefined ? [plural(check.requests, 'request')] : []),
     ...(check.rateLimitedRetries ? [`${check.rateLimitedRetries} answer(s) of 429 honoured`] : []),
   ];
-  const extra = Object.fromEntries(
-    (Object.entries(check as object) as [string, unknown][]).filter(
-      ([key, value]) => !KNOWN_CHECK_FIELDS.has(key) && value !== undefined,
-    ),
-  );
+  const extra = Object.fromEntries(unknownFields(check, KNOWN_CHECK_FIELDS));
   return html`<dl class="ea">${rows.map(([name, value]) => html`<dt>${name}</dt><dd>${value}</dd>`)}</dl><p class="muted">${facts.join(' · ')}</p>${check.exchange ? renderExchange(check.exchange) : ''}${check.repro ? renderRepro(check.repro) : ''}${Object.keys(extra).length > 0 ? html`<h4>More</h4><pre>${JSON.stringify(extra, null, 2)}</pre>` : ''}`;
 }
 
