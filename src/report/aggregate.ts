@@ -94,12 +94,8 @@ interface LeadState {
   eventBranch?: string;
   /** Earliest outbound conversation.message, in or out of the window: it is the first contact of the job. */
   firstOutbound?: number;
-  messagesOut: number;
-  messagesIn: number;
-  booked: number;
-  rescheduled: number;
-  cancelled: number;
-  closed: number;
+  /** In-window messages and appointment events, and job.closed events: summed per branch. */
+  counts: Record<LeadCount, number>;
   /** Created with the first job.closed: most leads have none. */
   outcomes?: Map<string, number>;
   deliveryMs: number[];
@@ -108,6 +104,22 @@ interface LeadState {
 }
 
 const DAY_MS = 86_400_000;
+
+type LeadCount = 'messagesOut' | 'messagesIn' | 'booked' | 'rescheduled' | 'cancelled' | 'closed';
+type DayCount = keyof Omit<DayCounts, 'day'>;
+const DAY_COUNTS: readonly DayCount[] = ['jobs', 'messages', 'appointments', 'closed'];
+
+/**
+ * What an in-window event counts: on its lead (a message, by its direction), and in its day's activity (any
+ * `appointment.*` there, one the log's writer knows and this table does not included).
+ */
+const EVENT_COUNTS = new Map<string, { lead?: LeadCount; day: DayCount }>([
+  ['conversation.message', { day: 'messages' }],
+  ['appointment.booked', { lead: 'booked', day: 'appointments' }],
+  ['appointment.rescheduled', { lead: 'rescheduled', day: 'appointments' }],
+  ['appointment.cancelled', { lead: 'cancelled', day: 'appointments' }],
+  ['job.closed', { lead: 'closed', day: 'closed' }],
+]);
 
 /** Feed records in any order (jobs and events may come from two logs); `build()` attributes them at the end. */
 export class ReportBuilder {
@@ -158,37 +170,18 @@ export class ReportBuilder {
     if (!inWindow) return void counts.outside_window++;
     counts.used++;
     if (record.branchCode !== undefined) lead.eventBranch ??= record.branchCode;
-    countDay(
-      lead,
-      record.receivedAt,
-      record.event === 'conversation.message'
-        ? 'messages'
-        : record.event === 'job.closed'
-          ? 'closed'
-          : record.event?.startsWith('appointment.')
-            ? 'appointments'
-            : undefined,
-    );
-    switch (record.event) {
-      case 'conversation.message':
-        if (record.direction === 'outbound') lead.messagesOut++;
-        else if (record.direction === 'inbound') lead.messagesIn++;
-        if (record.occurredAt !== undefined) lead.deliveryMs.push(record.receivedAt - record.occurredAt);
-        break;
-      case 'appointment.booked':
-        lead.booked++;
-        break;
-      case 'appointment.rescheduled':
-        lead.rescheduled++;
-        break;
-      case 'appointment.cancelled':
-        lead.cancelled++;
-        break;
-      case 'job.closed':
-        lead.closed++;
-        lead.outcomes ??= new Map();
-        lead.outcomes.set(record.outcome ?? '(none)', (lead.outcomes.get(record.outcome ?? '(none)') ?? 0) + 1);
-        break;
+    const event = record.event ?? '';
+    const counted = EVENT_COUNTS.get(event) ?? (event.startsWith('appointment.') ? { day: 'appointments' } : undefined);
+    if (counted === undefined) return;
+    countDay(lead, record.receivedAt, counted.day);
+    if (counted.lead !== undefined) lead.counts[counted.lead]++;
+    if (record.event === 'conversation.message') {
+      if (record.direction === 'outbound') lead.counts.messagesOut++;
+      else if (record.direction === 'inbound') lead.counts.messagesIn++;
+      if (record.occurredAt !== undefined) lead.deliveryMs.push(record.receivedAt - record.occurredAt);
+    } else if (record.event === 'job.closed') {
+      lead.outcomes ??= new Map();
+      lead.outcomes.set(record.outcome ?? '(none)', (lead.outcomes.get(record.outcome ?? '(none)') ?? 0) + 1);
     }
   }
 
@@ -226,12 +219,7 @@ export class ReportBuilder {
     if (!lead) {
       lead = {
         jobInWindow: false,
-        messagesOut: 0,
-        messagesIn: 0,
-        booked: 0,
-        rescheduled: 0,
-        cancelled: 0,
-        closed: 0,
+        counts: { messagesOut: 0, messagesIn: 0, booked: 0, rescheduled: 0, cancelled: 0, closed: 0 },
         outcomes: undefined,
         deliveryMs: [],
       };
@@ -241,8 +229,7 @@ export class ReportBuilder {
   }
 }
 
-function countDay(lead: LeadState, at: number, kind: keyof Omit<DayCounts, 'day'> | undefined): void {
-  if (kind === undefined) return;
+function countDay(lead: LeadState, at: number, kind: DayCount): void {
   lead.days ??= new Map();
   const day = Math.floor(at / DAY_MS);
   let counts = lead.days.get(day);
@@ -273,10 +260,7 @@ function perDay(leads: readonly LeadState[]): DayCounts[] {
   const days = new Map<number, Omit<DayCounts, 'day'>>();
   const add = (day: number, counts: Partial<Omit<DayCounts, 'day'>>) => {
     const total = days.get(day) ?? { jobs: 0, messages: 0, appointments: 0, closed: 0 };
-    total.jobs += counts.jobs ?? 0;
-    total.messages += counts.messages ?? 0;
-    total.appointments += counts.appointments ?? 0;
-    total.closed += counts.closed ?? 0;
+    for (const key of DAY_COUNTS) total[key] += counts[key] ?? 0;
     days.set(day, total);
   };
   for (const lead of leads) {
@@ -297,12 +281,14 @@ function summarise(code: string, leads: readonly LeadState[]): BranchReport {
   const outcomes: Record<string, number> = {};
   let started = 0;
   let held = 0;
-  let messagesOut = 0;
-  let messagesIn = 0;
-  let booked = 0;
-  let rescheduled = 0;
-  let cancelled = 0;
-  let closed = 0;
+  const sums: Record<LeadCount, number> = {
+    messagesOut: 0,
+    messagesIn: 0,
+    booked: 0,
+    rescheduled: 0,
+    cancelled: 0,
+    closed: 0,
+  };
   for (const lead of leads) {
     if (lead.jobInWindow && lead.jobAt !== undefined) {
       jobs++;
@@ -312,17 +298,13 @@ function summarise(code: string, leads: readonly LeadState[]): BranchReport {
     for (const ms of lead.deliveryMs) deliverySeconds.push(ms / 1000);
     if (lead.outcomes !== undefined)
       for (const [reason, n] of lead.outcomes) outcomes[reason] = (outcomes[reason] ?? 0) + n;
-    if (lead.messagesOut > 0) {
+    if (lead.counts.messagesOut > 0) {
       started++;
-      if (lead.messagesIn > 0) held++;
+      if (lead.counts.messagesIn > 0) held++;
     }
-    messagesOut += lead.messagesOut;
-    messagesIn += lead.messagesIn;
-    booked += lead.booked;
-    rescheduled += lead.rescheduled;
-    cancelled += lead.cancelled;
-    closed += lead.closed;
+    for (const key in sums) sums[key as LeadCount] += lead.counts[key as LeadCount];
   }
+  const { messagesOut, messagesIn, booked, rescheduled, cancelled, closed } = sums;
   const firstContact = distribution(contactSeconds, FIRST_CONTACT_TARGET_SECONDS, jobs);
   let negative = 0;
   for (const seconds of deliverySeconds) if (seconds < 0) negative++;

@@ -120,13 +120,10 @@ export async function reportFromLogs(
   const summary: ReadSummary = { lines: 0, malformed: [] };
   for (const input of inputs) {
     // Each file is opened only when its turn comes, so an error belongs to it and none is left unhandled.
-    const opened = typeof input === 'string' || 'path' in input;
-    const { name, stream } =
-      typeof input === 'string'
-        ? { name: input, stream: openLog(input) }
-        : 'path' in input
-          ? { name: input.name, stream: openLog(input.path) }
-          : input;
+    const given = typeof input === 'string' ? { name: input, path: input } : input;
+    const { name } = given;
+    const opened = 'path' in given;
+    const stream = opened ? openLog(given.path) : given.stream;
     let counts: LogFileCounts;
     try {
       counts = await readLog(stream, name, (record) => builder.add(record), summary);

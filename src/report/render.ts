@@ -28,7 +28,7 @@ export function tableViews(report: OperationReport): TableView[] {
     {
       title: 'Conversations and appointments',
       head: ['branch', 'started', 'held', 'msgs out', 'msgs in', 'booked', 'rescheduled', 'cancelled'],
-      rows: all.map((b) => [b.branch_code, ...conversationCounts(b).map(String)]),
+      rows: all.map((b) => [b.branch_code, ...CONVERSATION_COLUMNS.map(([, value]) => String(value(b)))]),
     },
     {
       title: 'Outcomes (job.closed, by reason)',
@@ -57,6 +57,17 @@ export function tableViews(report: OperationReport): TableView[] {
 /** A column of the CSV: its name, and its value for a branch. */
 type CsvColumn = readonly [name: string, value: (b: BranchReport) => string | number | null];
 
+/** Conversations started and held, messages out and in, appointments booked, rescheduled and cancelled: in the CSV and a table. */
+const CONVERSATION_COLUMNS: readonly CsvColumn[] = [
+  ['conversations_started', (b) => b.conversations.started],
+  ['conversations_held', (b) => b.conversations.held],
+  ['messages_outbound', (b) => b.conversations.messages_outbound],
+  ['messages_inbound', (b) => b.conversations.messages_inbound],
+  ['appointments_booked', (b) => b.appointments.booked],
+  ['appointments_rescheduled', (b) => b.appointments.rescheduled],
+  ['appointments_cancelled', (b) => b.appointments.cancelled],
+];
+
 /** The CSV's columns before the outcomes (one column each, outcomeColumns) and after them. */
 const CSV_LEADING: readonly CsvColumn[] = [
   ['branch_code', (b) => b.branch_code],
@@ -67,13 +78,7 @@ const CSV_LEADING: readonly CsvColumn[] = [
   ['first_contact_p90_s', (b) => b.first_contact.p90_seconds],
   ['first_contact_within_target', (b) => b.first_contact.within_target],
   ['first_contact_within_target_share', (b) => b.first_contact.within_target_share],
-  ['conversations_started', (b) => b.conversations.started],
-  ['conversations_held', (b) => b.conversations.held],
-  ['messages_outbound', (b) => b.conversations.messages_outbound],
-  ['messages_inbound', (b) => b.conversations.messages_inbound],
-  ['appointments_booked', (b) => b.appointments.booked],
-  ['appointments_rescheduled', (b) => b.appointments.rescheduled],
-  ['appointments_cancelled', (b) => b.appointments.cancelled],
+  ...CONVERSATION_COLUMNS,
   ['closed', (b) => b.closed],
 ];
 const CSV_TRAILING: readonly CsvColumn[] = [
@@ -85,10 +90,13 @@ const CSV_TRAILING: readonly CsvColumn[] = [
   ['delivery_within_target_share', (b) => b.message_delivery.within_target_share],
 ];
 
-/** The records the report left out, by why, those of none left out (on the page, and in `cai report`'s text). */
-export function skippedRecords(
-  report: OperationReport & { malformed?: readonly unknown[] },
-): [count: number, what: string][] {
+/** The window of the report, by received_at. */
+export function windowText(filter: OperationReport['filter']): string {
+  return `${filter.since ?? 'start of log'} – ${filter.until ?? 'end of log'}`;
+}
+
+/** `3 duplicates, 1 malformed`: the records the report left out, by why (on the page, and in `cai report`'s text). */
+export function skippedRecords(report: OperationReport & { malformed?: readonly unknown[] }): string | undefined {
   const { filter, records } = report;
   const skipped: [number, string][] = [
     [records.duplicates, 'duplicates'],
@@ -98,7 +106,8 @@ export function skippedRecords(
     [records.other_space, `outside the ${filter.space} space`],
     [report.malformed?.length ?? 0, 'malformed'],
   ];
-  return skipped.filter(([count]) => count > 0);
+  const left = skipped.filter(([count]) => count > 0);
+  return left.length > 0 ? left.map(([count, what]) => `${count} ${what}`).join(', ') : undefined;
 }
 
 export function toCsv(report: OperationReport): string {
@@ -111,22 +120,8 @@ export function toCsv(report: OperationReport): string {
   return `${[columns.map(([name]) => name), ...rows].map((cells) => cells.map(csvCell).join(',')).join('\r\n')}\r\n`;
 }
 
-/** Conversations started and held, messages out and in, appointments booked, rescheduled and cancelled. */
-function conversationCounts(b: BranchReport): number[] {
-  const { conversations, appointments } = b;
-  return [
-    conversations.started,
-    conversations.held,
-    conversations.messages_outbound,
-    conversations.messages_inbound,
-    appointments.booked,
-    appointments.rescheduled,
-    appointments.cancelled,
-  ];
-}
-
 /** The five outcomes of §2.12 always, then any other reason found in the log. */
-function outcomeColumns(report: OperationReport): string[] {
+export function outcomeColumns(report: OperationReport): string[] {
   const extra = Object.keys(report.total.outcomes).filter((name) => !(OUTCOMES as readonly string[]).includes(name));
   return [...OUTCOMES, ...extra.sort()];
 }

@@ -72,10 +72,9 @@ export async function runReport(options: ReportOptions, context: CommandContext)
     throw error;
   }
   report.logs = logs;
-  const summary = { lines: report.lines, malformed: report.malformed };
-  reportMalformed(summary.malformed, output);
+  reportMalformed(report.malformed, output);
   // An empty log is legitimate (a mock that has received nothing yet): say so, and report the zeros.
-  if (summary.lines === 0)
+  if (report.lines === 0)
     output.note(
       `${logs.length > 1 ? 'the logs hold' : `${logs[0]} holds`} no records yet: a mock writes one line per request it accepts`,
     );
@@ -97,13 +96,12 @@ export async function runReport(options: ReportOptions, context: CommandContext)
     output.resultRaw(toCsv(report));
     return 0;
   }
-  const { skippedRecords, tableViews } = await import('../../report/render.js');
-  const window = `${report.filter.since ?? 'start of log'} – ${report.filter.until ?? 'end of log'}`;
+  const { skippedRecords, tableViews, windowText } = await import('../../report/render.js');
   output.resultWrapped(
-    `${safeText(logs.join(', '))}: ${summary.lines} records, ${report.records.used} used (${report.filter.space} space${report.filter.provider ? `, provider ${report.filter.provider}` : ''}; ${window})`,
+    `${safeText(logs.join(', '))}: ${report.lines} records, ${report.records.used} used (${report.filter.space} space${report.filter.provider ? `, provider ${report.filter.provider}` : ''}; ${windowText(report.filter)})`,
   );
   const skipped = skippedRecords(report);
-  if (skipped.length > 0) output.resultWrapped(`skipped: ${skipped.map(([n, what]) => `${n} ${what}`).join(', ')}`);
+  if (skipped !== undefined) output.resultWrapped(`skipped: ${skipped}`);
   for (const view of tableViews(report)) {
     output.result('');
     output.resultWrapped(output.color.bold(view.title));

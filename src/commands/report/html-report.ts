@@ -4,9 +4,8 @@
  * day; then the report's tables. A pure function of the report `cai report --json` prints. No script: the charts
  * are inline SVG, each with its numbers in a table folded under it.
  */
-import { OUTCOMES } from '../../spec/constants.js';
 import type { BranchReport, DayCounts, HistogramBin, OperationReport } from '../../report/aggregate.js';
-import { seconds, skippedRecords, tableViews } from '../../report/render.js';
+import { outcomeColumns, seconds, skippedRecords, tableViews, windowText } from '../../report/render.js';
 import { html, type SafeHtml } from '../../output/html/escape.js';
 import { CHART_FIGURE_CSS, cardList, metaList, pageFooter, renderPage } from '../../output/html/page.js';
 import {
@@ -67,12 +66,12 @@ function renderHeader(report: OperationView): SafeHtml {
   const skipped = skippedRecords(report);
   const rows: [string, string][] = [
     ...(report.logs ? [['logs', report.logs.join(', ')] as [string, string]] : []),
-    ['window', `${filter.since ?? 'start of log'} – ${filter.until ?? 'end of log'} (received_at)`],
+    ['window', `${windowText(filter)} (received_at)`],
     ['space', filter.space],
     ...(filter.provider ? [['provider', filter.provider] as [string, string]] : []),
     [
       'records',
-      `${report.lines !== undefined ? `${report.lines} read, ` : ''}${records.used} used${skipped.length > 0 ? `; skipped: ${skipped.map(([count, what]) => `${count} ${what}`).join(', ')}` : ''}`,
+      `${report.lines !== undefined ? `${report.lines} read, ` : ''}${records.used} used${skipped !== undefined ? `; skipped: ${skipped}` : ''}`,
     ],
     [
       'targets (§8)',
@@ -130,10 +129,7 @@ function firstContactChart(branch: BranchReport, target: number): SafeHtml {
 }
 
 function outcomesChart(branch: BranchReport, report: OperationView): SafeHtml {
-  const extra = Object.keys(report.total.outcomes)
-    .filter((name) => !(OUTCOMES as readonly string[]).includes(name))
-    .sort();
-  const names = [...OUTCOMES, ...extra];
+  const names = outcomeColumns(report);
   const tones: Tone[] = ['s1', 's2', 's3', 's4', 's5'];
   const bars = names.map((name, index) => ({
     label: name,

@@ -4,7 +4,7 @@
  * summary of a run carry it; docs/conformance-coverage.md is generated from it.
  */
 import { html, type SafeHtml } from '../../output/html/escape.js';
-import { renderPage } from '../../output/html/page.js';
+import { pageFooter, renderPage } from '../../output/html/page.js';
 import type { ClauseCoverage, CoveringCheck } from '../coverage.js';
 import { runCoverage, summariseCoverage } from '../coverage.js';
 import type { CheckResult, CheckRole } from '../types.js';
@@ -86,13 +86,8 @@ export function renderCoverageHtml(
   matrix: readonly ClauseCoverage[],
   options: { title: string; generator?: string },
 ): string {
-  const body = html`<main><header><h1>${options.title}</h1><p class="lead">${coverageLine(matrix)}</p></header>${coverageTable(matrix)}<footer>Written by ${options.generator ?? 'cai'}. Self-contained: it loads nothing from the network.</footer></main>`;
-  return renderPage({
-    title: options.title,
-    body,
-    css: COVERAGE_CSS,
-    ...(options.generator ? { generator: options.generator } : {}),
-  });
+  const body = html`<main><header><h1>${options.title}</h1><p class="lead">${coverageLine(matrix)}</p></header>${coverageTable(matrix)}${pageFooter(options.generator)}</main>`;
+  return renderPage({ title: options.title, body, css: COVERAGE_CSS, generator: options.generator });
 }
 
 /** What the coverage of a run reads of its report (html.ts's view, which imports this module; the Markdown view's too). */

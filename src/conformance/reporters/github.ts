@@ -6,7 +6,7 @@
  * keep a value from ending the command or adding one of its own.
  */
 import { safeText } from '../../output/safe-text.js';
-import type { CheckView, ConformanceView } from './html.js';
+import type { CheckView, ConformanceView } from './document.js';
 
 /** GitHub keeps 10 error and 10 warning annotations a step. */
 const SHOWN_A_KIND = 10;

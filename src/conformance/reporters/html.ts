@@ -8,76 +8,32 @@
 import { domId, html, type SafeHtml } from '../../output/html/escape.js';
 import { renderBody, renderHead } from '../../output/html/bodies.js';
 import { renderPage } from '../../output/html/page.js';
-import { legend, proportionBar, type Tone } from '../../output/html/svg.js';
-import type { CheckResult, CheckVerdict, ScenarioSummary, SuiteReport } from '../types.js';
+import { legend, proportionBar } from '../../output/html/svg.js';
+import type { ScenarioSummary } from '../types.js';
+import { documentOf, type CheckView, type ConformanceView } from './document.js';
 import { CONFORMANCE_SCRIPT } from './html-script.js';
 import { chunks, CONFORMANCE_CSS } from './html-style.js';
 import { formatDuration } from '../../duration.js';
 import {
+  checkTime,
   INTERRUPTED_NOTICE,
-  preflightWarning,
-  stoppedLine,
+  signedSeconds,
   summaryText,
-  unfinishedChecks,
   VERDICT_SYMBOL,
+  VERDICTS,
   waiverText,
 } from './text.js';
 import type { FailureCause } from '../diagnose/types.js';
-import { causeBlock, diagnosisBlock, type Block } from '../diagnose/words.js';
+import { causeBlock, type Block } from '../diagnose/words.js';
 import { COVERAGE_CSS, coverageLine, coverageOfRun, coverageTable } from './coverage.js';
 import { plural } from '../../text.js';
 
-type Verdict = CheckVerdict;
-
-/** What this page reads of a check result (src/conformance/types.ts CheckResult, and any extra fields). */
-export interface CheckView
-  extends Pick<CheckResult, 'id' | 'title' | 'verdict' | 'sections' | 'expected' | 'actual' | 'durationMs'>,
-    Partial<Pick<CheckResult, 'waiver' | 'requests' | 'rateLimitedRetries' | 'exchange'>> {
-  /** A receiver run also judges the provider's callbacks with sender checks. */
-  role?: string;
-  level: string;
-  tags?: readonly string[];
-  notes?: readonly string[];
-  repro?: { command: string; bodyFile: string };
-}
-
-/** What this page reads of a run (src/conformance/types.ts SuiteReport, plus `role` and any extra fields). */
-export interface ConformanceView
-  extends Pick<SuiteReport, 'ok'>,
-    Partial<Pick<SuiteReport, 'version' | 'target' | 'mock' | 'startedAt' | 'durationMs' | 'probeStatus' | 'clock'>>,
-    Partial<Pick<SuiteReport, 'reproDir' | 'interrupted' | 'stopped' | 'preflight' | 'diagnosis'>> {
-  interface: string;
-  role?: string;
-  summary: Omit<SuiteReport['summary'], 'notJudged'> & { notJudged?: number };
-  checks: readonly CheckView[];
-  waivers?: readonly { id: string; kind: string; message: string }[];
-  failOn?: string;
-  /** Sender runs: each scenario, its URL, its script and every attempt the sender made. */
-  scenarios?: readonly ScenarioSummary[];
-  /** The run stopped before any check (exit 3: the target is plainly not the endpoint, or unreachable). */
-  error?: { code: string; message: string; hint?: string };
-  /** Failures that share one cause, each with the checks it explains. */
-  causes?: readonly FailureCause[];
-}
+export type { CheckView, ConformanceView } from './document.js';
 
 export interface ConformancePageOptions {
   /** `cai 0.2.0`. */
   generator?: string;
 }
-
-const VERDICTS: readonly {
-  verdict: Verdict;
-  label: string;
-  tone: Tone;
-  count: Exclude<keyof ConformanceView['summary'], 'total'>;
-}[] = [
-  { verdict: 'failed', label: 'failed', tone: 'fail', count: 'failed' },
-  { verdict: 'warning', label: 'warnings', tone: 'warn', count: 'warnings' },
-  { verdict: 'waived', label: 'waived', tone: 'waived', count: 'waived' },
-  { verdict: 'not-judged', label: 'not judged', tone: 'skip', count: 'notJudged' },
-  { verdict: 'passed', label: 'passed', tone: 'ok', count: 'passed' },
-  { verdict: 'skipped', label: 'skipped', tone: 'skip', count: 'skipped' },
-];
 
 const countOf = (report: ConformanceView, count: (typeof VERDICTS)[number]['count']) => report.summary[count] ?? 0;
 
@@ -128,6 +84,10 @@ const KNOWN_CHECK_FIELDS = new Set([
   'exchange',
   'exchanges',
 ]);
+
+/** The fields of a report or a check this page does not show in their place, to show as they are. */
+const unknownFields = (value: object, known: ReadonlySet<string>) =>
+  (Object.entries(value) as [string, unknown][]).filter(([key, field]) => !known.has(key) && field !== undefined);
 
 export function renderConformanceHtml(report: ConformanceView, options: ConformancePageOptions = {}): string {
   const title = `cai conformance: interface ${report.interface}${report.role ? ` (${report.role})` : ''}${report.target ? ` — ${report.target}` : ''}`;
@@ -195,8 +155,7 @@ function renderHeader(report: ConformanceView): SafeHtml {
     rows.push(['fails on', report.failOn === 'warnings' ? 'failed must and should checks' : 'failed must checks']);
   if (report.reproDir !== undefined) rows.push(['failing bodies', html`<code>${report.reproDir}</code>`]);
   const extra: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(report as object) as [string, unknown][]) {
-    if (KNOWN_REPORT_FIELDS.has(key) || value === undefined) continue;
+  for (const [key, value] of unknownFields(report, KNOWN_REPORT_FIELDS)) {
     if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) rows.push([key, String(value)]);
     else extra[key] = value;
   }
@@ -224,11 +183,10 @@ function renderNotices(report: ConformanceView): SafeHtml {
     notices.push(
       html`<b>The run stopped before any check:</b> ${report.error.message}${report.error.hint ? html`<br>Hint: ${report.error.hint}` : ''}`,
     );
-  const refused = preflightWarning(report);
+  const { diagnosis, refused, stopped, unfinished } = documentOf(report);
   if (refused !== undefined) notices.push(`Warning: ${refused}.`);
-  if (report.stopped) notices.push(html`<b>The run stopped early:</b> ${stoppedLine(report.stopped)}.`);
+  if (stopped) notices.push(html`<b>The run stopped early:</b> ${stopped}.`);
   if (report.interrupted) notices.push(INTERRUPTED_NOTICE);
-  const unfinished = report.stopped || report.interrupted ? unfinishedChecks(report.checks) : [];
   if (unfinished.length > 0)
     notices.push(
       html`Not finished (${unfinished.length}): ${unfinished.map((check, index) => html`${index > 0 ? ', ' : ''}<a href="#${domId('check', check.id)}">${check.id}</a>`)}.`,
@@ -238,10 +196,7 @@ function renderNotices(report: ConformanceView): SafeHtml {
     notices.push(`The target answered ${report.probeStatus} to a POST: is the target URL right?`);
   for (const waiver of report.waivers ?? []) notices.push(waiver.message);
   // The diagnosis holds a list of its own: a block, not a paragraph.
-  const diagnosis = report.diagnosis
-    ? html`<div class="notice">${renderBlock(diagnosisBlock(report.diagnosis, report.interface as 'A' | 'B'))}</div>`
-    : '';
-  return html`${diagnosis}${notices.map((notice) => html`<p class="notice">${notice}</p>`)}`;
+  return html`${diagnosis ? html`<div class="notice">${renderBlock(diagnosis)}</div>` : ''}${notices.map((notice) => html`<p class="notice">${notice}</p>`)}`;
 }
 
 /** A diagnosis or a cause: its title, then its rows as the expected and actual of a check are shown. */
@@ -272,7 +227,7 @@ ${VERDICTS.map(({ verdict, label }) => html`<label><input type="checkbox" name="
 function renderCheck(check: CheckView): SafeHtml {
   const label = `${VERDICT_SYMBOL[check.verdict] ?? '?'} ${check.verdict}`;
   // One line per check, no whitespace between elements: with 10 000 checks every text node counts.
-  return html`<details class="check v-${check.verdict}" id="${domId('check', check.id)}" data-v="${check.verdict}"><summary><span class="v">${label}</span><span class="id">${check.id}</span><span class="title">${check.title}</span><span class="lvl">${check.level}</span><span class="sec">${check.sections.join(' ')}</span><span class="dur">${check.verdict === 'skipped' || check.verdict === 'not-judged' ? '' : formatDuration(check.durationMs)}</span></summary><div class="detail">${renderDetail(check)}</div></details>
+  return html`<details class="check v-${check.verdict}" id="${domId('check', check.id)}" data-v="${check.verdict}"><summary><span class="v">${label}</span><span class="id">${check.id}</span><span class="title">${check.title}</span><span class="lvl">${check.level}</span><span class="sec">${check.sections.join(' ')}</span><span class="dur">${checkTime(check)}</span></summary><div class="detail">${renderDetail(check)}</div></details>
 `;
 }
 
@@ -289,11 +244,7 @@ function renderDetail(check: CheckView): SafeHtml {
     ...(check.requests !== undefined ? [plural(check.requests, 'request')] : []),
     ...(check.rateLimitedRetries ? [`${check.rateLimitedRetries} answer(s) of 429 honoured`] : []),
   ];
-  const extra = Object.fromEntries(
-    (Object.entries(check as object) as [string, unknown][]).filter(
-      ([key, value]) => !KNOWN_CHECK_FIELDS.has(key) && value !== undefined,
-    ),
-  );
+  const extra = Object.fromEntries(unknownFields(check, KNOWN_CHECK_FIELDS));
   return html`<dl class="ea">${rows.map(([name, value]) => html`<dt>${name}</dt><dd>${value}</dd>`)}</dl><p class="muted">${facts.join(' · ')}</p>${check.exchange ? renderExchange(check.exchange) : ''}${check.repro ? renderRepro(check.repro) : ''}${Object.keys(extra).length > 0 ? html`<h4>More</h4><pre>${JSON.stringify(extra, null, 2)}</pre>` : ''}`;
 }
 
@@ -348,5 +299,5 @@ function renderRepro(repro: { command: string; bodyFile: string }): SafeHtml {
 
 function clockText(clock: NonNullable<ConformanceView['clock']>): string {
   if (clock.offsetSeconds === null) return 'unknown (the target sent no Date header)';
-  return `${clock.offsetSeconds >= 0 ? '+' : ''}${clock.offsetSeconds} s${clock.dateHeader ? ` (Date: ${clock.dateHeader})` : ''}`;
+  return `${signedSeconds(clock.offsetSeconds)}${clock.dateHeader ? ` (Date: ${clock.dateHeader})` : ''}`;
 }

@@ -10,8 +10,7 @@ import { renderConformanceHtml } from './html.js';
 import { jsonText } from '../../output/safe-text.js';
 import { renderJunit } from './junit.js';
 import { renderJobSummary } from './markdown.js';
-import { renderTable, type TableOptions } from './table.js';
-import { renderCompact, type CompactOptions } from './compact.js';
+import { renderCompact, renderTable, type CompactOptions, type TableOptions } from './table.js';
 import { optionName } from '../../errors.js';
 import { plural } from '../../text.js';
 

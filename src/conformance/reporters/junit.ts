@@ -7,7 +7,9 @@
  */
 import { escapeMarkup as xml } from '../../output/markup.js';
 import type { SuiteReport } from '../types.js';
-import { causesByCheck, diagnosisBlock, rowLines } from '../diagnose/words.js';
+import { causesByCheck, rowLines } from '../diagnose/words.js';
+import { documentOf } from './document.js';
+import { reproCommand } from './text.js';
 
 export interface JunitOptions {
   /** `--fail-on warnings`: a failed should check is a <failure> too. */
@@ -15,6 +17,12 @@ export interface JunitOptions {
 }
 
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
+
+/** A <properties> element at `indent`, a <property> a line. */
+function properties(indent: string, entries: readonly (readonly [string, string])[]): string[] {
+  const lines = entries.map(([name, value]) => `${indent}  <property name="${name}" value="${xml(value)}"/>`);
+  return [`${indent}<properties>`, ...lines, `${indent}</properties>`];
+}
 
 export function renderJunit(report: SuiteReport, options: JunitOptions): string {
   const { summary } = report;
@@ -30,15 +38,15 @@ export function renderJunit(report: SuiteReport, options: JunitOptions): string 
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="cai conformance" tests="${tests}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${seconds(report.durationMs)}">`,
     `  <testsuite name="${xml(suite)}" tests="${tests}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${seconds(report.durationMs)}" timestamp="${xml(report.startedAt)}">`,
-    '    <properties>',
-    `      <property name="target" value="${xml(report.target)}"/>`,
-    `      <property name="cai_version" value="${xml(report.version.tool)}"/>`,
-    `      <property name="spec_version" value="${xml(report.version.spec)}"/>`,
-    `      <property name="catalogue_digest" value="${xml(report.version.catalogue)}"/>`,
-    `      <property name="clock_offset_seconds" value="${report.clock.offsetSeconds ?? 'unknown'}"/>`,
-    // A sender run: cai was the receiver, and the offset is the sender's clock as its timestamps show it.
-    ...(report.role === 'sender' ? ['      <property name="role" value="sender"/>'] : []),
-    '    </properties>',
+    ...properties('    ', [
+      ['target', report.target],
+      ['cai_version', report.version.tool],
+      ['spec_version', report.version.spec],
+      ['catalogue_digest', report.version.catalogue],
+      ['clock_offset_seconds', String(report.clock.offsetSeconds ?? 'unknown')],
+      // A sender run: cai was the receiver, and the offset is the sender's clock as its timestamps show it.
+      ...(report.role === 'sender' ? [['role', 'sender'] as const] : []),
+    ]),
   ];
   if (report.error) {
     lines.push('    <testcase classname="cai.conformance" name="the run" time="0.000">');
@@ -47,8 +55,8 @@ export function renderJunit(report: SuiteReport, options: JunitOptions): string 
     );
     lines.push('    </testcase>');
   }
-  if (report.diagnosis) {
-    const block = diagnosisBlock(report.diagnosis, report.interface);
+  const block = documentOf(report).diagnosis;
+  if (report.diagnosis && block) {
     const text = [block.title, ...rowLines(block)].join('\n');
     lines.push(
       '    <testcase classname="cai.conformance" name="the first valid, correctly signed request" time="0.000">',
@@ -64,19 +72,17 @@ export function renderJunit(report: SuiteReport, options: JunitOptions): string 
     lines.push(
       `    <testcase classname="cai.conformance.${xml(area)}" name="${xml(`${result.id} ${result.title}`)}" time="${seconds(result.durationMs)}">`,
     );
-    lines.push('      <properties>');
-    lines.push(`        <property name="section" value="${xml(result.sections.join(' '))}"/>`);
-    lines.push(`        <property name="level" value="${xml(result.level)}"/>`);
-    lines.push(`        <property name="tags" value="${xml(result.tags.join(','))}"/>`);
-    if (result.aliases?.length)
-      lines.push(`        <property name="aliases" value="${xml(result.aliases.join(','))}"/>`);
-    lines.push(`        <property name="verdict" value="${xml(result.verdict)}"/>`);
     const cause = causeOf.get(result.id);
-    if (cause)
-      lines.push(
-        `        <property name="cause" value="${xml(`${cause.id}: ${cause.diagnosis?.cause?.message ?? cause.summary}`)}"/>`,
-      );
-    lines.push('      </properties>');
+    lines.push(
+      ...properties('      ', [
+        ['section', result.sections.join(' ')],
+        ['level', result.level],
+        ['tags', result.tags.join(',')],
+        ...(result.aliases?.length ? [['aliases', result.aliases.join(',')] as const] : []),
+        ['verdict', result.verdict],
+        ...(cause ? [['cause', `${cause.id}: ${cause.diagnosis?.cause?.message ?? cause.summary}`] as const] : []),
+      ]),
+    );
     const message = `expected ${result.expected}; actual ${result.actual}`;
     if (result.verdict === 'failed' || (result.verdict === 'warning' && warningsFail)) {
       lines.push(
@@ -92,11 +98,7 @@ export function renderJunit(report: SuiteReport, options: JunitOptions): string 
     const out: string[] = [];
     if (result.verdict === 'warning') out.push(`warning (should): ${message}`);
     out.push(...result.notes);
-    if (result.repro)
-      out.push(
-        `body: ${result.repro.bodyFile}`,
-        `repro: ${result.repro.script !== undefined ? `sh ${result.repro.script}` : result.repro.command}`,
-      );
+    if (result.repro) out.push(`body: ${result.repro.bodyFile}`, `repro: ${reproCommand(result.repro)}`);
     if (out.length > 0) lines.push(`      <system-out>${xml(out.join('\n'))}</system-out>`);
     lines.push('    </testcase>');
   }

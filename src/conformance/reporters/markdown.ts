@@ -6,9 +6,9 @@
  */
 import { safeText } from '../../output/safe-text.js';
 import type { ScenarioSummary } from '../types.js';
-import type { ConformanceView } from './html.js';
-import { INTERRUPTED_NOTICE, preflightWarning, stoppedLine, summaryText, unfinishedChecks } from './text.js';
-import { causeBlock, causesByCheck, diagnosisBlock, rowLines, type Block } from '../diagnose/words.js';
+import { INTERRUPTED_NOTICE, summaryText } from './text.js';
+import { documentOf, withCauses, type ConformanceView } from './document.js';
+import { causeBlock, rowLines, type Block } from '../diagnose/words.js';
 import { coverageLine, coverageOfRun, renderCoverageMarkdown } from './coverage.js';
 import { plural } from '../../text.js';
 
@@ -53,13 +53,11 @@ export function renderJobSummary(report: ConformanceView, options: JobSummaryOpt
     (check) => check.verdict === 'failed' || (check.verdict === 'warning' && report.failOn === 'warnings'),
   );
   const warnings = report.failOn === 'warnings' ? [] : report.checks.filter((check) => check.verdict === 'warning');
-  const causeOf = causesByCheck(report.causes);
-  for (const check of [...listed, ...warnings].slice(0, maxListed)) {
+  for (const { check, cause } of withCauses([...listed, ...warnings].slice(0, maxListed), report.causes)) {
     const mark = check.verdict === 'failed' ? '✗' : '!';
-    const cause = causeOf.get(check.id);
+    // A cause once, where its first check would be, with the checks it explains.
     if (cause) {
-      // A cause once, where its first check would be, with the checks it explains.
-      if (cause.checks[0] === check.id) lines.push(...blockMarkdown(mark, causeBlock(cause), maxValue * 4));
+      lines.push(...blockMarkdown(mark, causeBlock(cause), maxValue * 4));
       continue;
     }
     const level = check.verdict === 'warning' ? ', should' : '';
@@ -99,19 +97,14 @@ function runNotices(report: ConformanceView, maxValue: number): string[] {
     lines.push(`**Stopped before any check:** ${escapeMarkdown(report.error.message, maxValue * 2)}`, '');
     if (report.error.hint) lines.push(`Hint: ${escapeMarkdown(report.error.hint, maxValue * 2)}`, '');
   }
-  if (report.diagnosis)
-    lines.push(
-      ...blockMarkdown('✗', diagnosisBlock(report.diagnosis, report.interface as 'A' | 'B'), maxValue * 4),
-      '',
-    );
-  const refused = preflightWarning(report);
+  const { diagnosis, refused, stopped, unfinished } = documentOf(report);
+  if (diagnosis) lines.push(...blockMarkdown('✗', diagnosis, maxValue * 4), '');
   if (refused !== undefined) lines.push(`**Warning:** ${escapeMarkdown(refused, maxValue * 2)}`, '');
-  if (report.stopped) lines.push(`**Stopped early:** ${escapeMarkdown(stoppedLine(report.stopped))}`, '');
+  if (stopped) lines.push(`**Stopped early:** ${escapeMarkdown(stopped)}`, '');
   if (report.interrupted) lines.push(INTERRUPTED_NOTICE, '');
   // The waivers file's notices (expired, unused, now passing), as the terminal warns them.
   for (const waiver of report.waivers ?? [])
     lines.push(`**Waivers:** ${escapeMarkdown(waiver.message, maxValue * 2)}`, '');
-  const unfinished = report.stopped || report.interrupted ? unfinishedChecks(report.checks) : [];
   if (unfinished.length > 0) {
     const ids = unfinished.slice(0, 20).map((check) => escapeMarkdown(check.id));
     lines.push(

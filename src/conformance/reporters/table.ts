@@ -11,9 +11,19 @@ import type { Palette } from '../../output/palette.js';
 import { safeText } from '../../output/safe-text.js';
 import type { ColumnSpec } from '../../output/layout.js';
 import type { CheckResult, CheckVerdict, SuiteReport } from '../types.js';
-import { causeBlock, causesByCheck, diagnosisBlock, type Block } from '../diagnose/words.js';
+import { causeBlock, rowLines, type Block } from '../diagnose/words.js';
+import { documentOf, withNotRun, type RunDocument } from './document.js';
 import { formatDuration } from '../../duration.js';
-import { countLine, hasDetails, VERDICT_SYMBOL, waiverText, warningLine } from './text.js';
+import {
+  checkTime,
+  hasDetails,
+  reproCommand,
+  signedSeconds,
+  VERDICT_SYMBOL,
+  VERDICTS,
+  waiverText,
+  warningLine,
+} from './text.js';
 
 export interface TableOptions {
   /** The terminal's width; undefined when stdout is not a terminal (everything is shown, whole). */
@@ -27,33 +37,26 @@ export interface TableOptions {
   table(head: string[], rows: string[][], columns: readonly ColumnSpec[]): Promise<string>;
 }
 
-/** The colour of each verdict: green passed, red failed, yellow warning, cyan waived, dim the rest. */
+/** The colour of each verdict (VERDICTS): green passed, red failed, yellow warning, cyan waived, dim the rest. */
 export function verdictPaint(palette: Palette): Record<CheckVerdict, (text: string) => string> {
-  return {
-    passed: palette.green,
-    failed: palette.red,
-    warning: palette.yellow,
-    waived: palette.cyan,
-    'not-judged': palette.dim,
-    skipped: palette.dim,
-  };
+  return Object.fromEntries(VERDICTS.map(({ verdict, paint }) => [verdict, palette[paint]])) as ReturnType<
+    typeof verdictPaint
+  >;
 }
 
 export async function renderTable(report: SuiteReport, options: TableOptions): Promise<string> {
   const terminal = options.width !== undefined;
   const quiet = options.quiet === true;
-  const lines = quiet ? [] : [fit(headline(report), options, '  ')];
+  const doc = documentOf(report);
+  const lines = quiet ? [] : [fit(headline(report, 'table'), options, '  ')];
   if (report.error) lines.push('', ...errorLines(report.error, options));
   // A diagnosis first: it is what stopped the run, and what to act on.
-  if (report.diagnosis)
-    lines.push('', ...blockLines(diagnosisBlock(report.diagnosis, report.interface), 'failed', options));
+  if (doc.diagnosis) lines.push('', ...blockLines(doc.diagnosis, 'failed', options));
   if (report.checks.length > 0 && !quiet && (!terminal || options.verbose))
     lines.push(await checkTable(report.checks, options));
   // What the target answered is in `actual` and the notes: escaped before anything is coloured.
-  lines.push(...details(report, options));
-  lines.push('');
-  const counts = terminal ? paintedCounts(report, options) : countLine(report.summary);
-  lines.push(report.diagnosis ? `${counts} (${report.diagnosis.notRun} checks not run)` : counts);
+  lines.push(...details(doc.details, report.checks, options));
+  lines.push('', terminal ? withNotRun(report, paintedCounts(report, options)) : doc.counts);
   lines.push(
     terminal && report.summary.warnings > 0
       ? options.palette.yellow(warningLine(report.summary))
@@ -75,17 +78,23 @@ function errorLines(error: NonNullable<SuiteReport['error']>, options: TableOpti
   ];
 }
 
-/** What was judged and the clock: the receiver at the target, or (`--role sender`) the sender cai received from. */
-function headline(report: SuiteReport): string {
+/**
+ * What was judged and the clock: the receiver at the target, or (`--role sender`) the sender cai received from; in
+ * the compact form's words, or the table's.
+ */
+function headline(report: SuiteReport, form: 'table' | 'compact'): string {
   const offset = report.clock.offsetSeconds;
-  const signed = offset === null ? '' : `${offset >= 0 ? '+' : ''}${offset} s`;
+  const signed = offset === null ? '' : signedSeconds(offset);
+  const target = safeText(report.target);
   if (report.role === 'sender') {
+    const [a, judged, whose] = form === 'table' ? ['the', 'judged by cai on', "sender's"] : ['a', 'judged on', 'its'];
     const clock =
-      offset === null ? "sender's clock unknown (no well-formed timestamp)" : `sender's clock offset ${signed}`;
-    return `cai conformance: the sender of interface ${report.interface}, judged by cai on ${safeText(report.target)}, ${clock}`;
+      offset === null ? `${whose} clock unknown (no well-formed timestamp)` : `${whose} clock offset ${signed}`;
+    return `cai conformance: ${a} sender of interface ${report.interface}, ${judged} ${target}, ${clock}`;
   }
   const clock = offset === null ? 'clock offset unknown (no Date header)' : `clock offset ${signed}`;
-  return `cai conformance: interface ${report.interface}, ${report.mock ? 'built-in reference receiver ' : ''}${safeText(report.target)}, ${clock}`;
+  const mock = form === 'table' ? `built-in reference receiver ${target}` : 'the built-in reference receiver';
+  return `cai conformance: interface ${report.interface}, ${report.mock ? mock : target}, ${clock}`;
 }
 
 /** Every check: id, title, level, verdict (coloured on a terminal), time. The title wraps when the terminal is narrow. */
@@ -96,7 +105,7 @@ function checkTable(checks: readonly CheckResult[], options: TableOptions): Prom
     check.title,
     check.level,
     paint[check.verdict](`${VERDICT_SYMBOL[check.verdict]} ${check.verdict}`),
-    check.verdict === 'skipped' || check.verdict === 'not-judged' ? '' : formatDuration(check.durationMs),
+    checkTime(check),
   ]);
   return options.table(['id', 'title', 'level', 'verdict', 'time'], rows, [
     { fit: 'fixed' },
@@ -141,25 +150,22 @@ function blockLines(block: Block, verdict: CheckVerdict, options: TableOptions):
  * The failures (and warnings, waivers) in detail, a cause once for the checks it explains, then the checks without
  * a verdict, grouped by reason on a terminal.
  */
-function details(report: Pick<SuiteReport, 'checks' | 'causes'>, options: TableOptions): string[] {
-  const { checks } = report;
+function details(
+  detailed: RunDocument<CheckResult>['details'],
+  checks: readonly CheckResult[],
+  options: TableOptions,
+): string[] {
   const terminal = options.width !== undefined;
   const paint = verdictPaint(options.palette);
   const lines: string[] = [];
   const field = (label: string, value: string) => lines.push(fieldLine(label, value, options));
-  const causeOf = causesByCheck(report.causes);
-  for (const result of checks) {
-    if (!hasDetails(result)) continue;
-    const cause = causeOf.get(result.id);
+  // On a terminal the short `sh DIR/ID.sh`; elsewhere the whole command.
+  const repro = (given: NonNullable<CheckResult['repro']>) => (terminal ? reproCommand(given) : given.command);
+  for (const { check: result, cause } of detailed) {
     if (cause !== undefined) {
       // Shown once, where its first check would be, with that check's reproduction.
-      if (cause.checks[0] !== result.id) continue;
       lines.push('', ...blockLines(causeBlock(cause), result.verdict, options));
-      if (result.repro)
-        field(
-          'repro',
-          `${terminal && result.repro.script !== undefined ? `sh ${result.repro.script}` : result.repro.command} (${result.id})`,
-        );
+      if (result.repro) field('repro', `${repro(result.repro)} (${result.id})`);
       continue;
     }
     lines.push('');
@@ -175,12 +181,8 @@ function details(report: Pick<SuiteReport, 'checks' | 'causes'>, options: TableO
     field('actual', result.actual);
     if (result.waiver) field('waived', waiverText(result.waiver));
     for (const note of result.notes) field('note', note);
-    if (result.repro && terminal)
-      field('repro', result.repro.script !== undefined ? `sh ${result.repro.script}` : result.repro.command);
-    else if (result.repro) {
-      field('body', result.repro.bodyFile);
-      field('repro', result.repro.command);
-    }
+    if (result.repro && !terminal) field('body', result.repro.bodyFile);
+    if (result.repro) field('repro', repro(result.repro));
   }
   if (options.quiet === true) return lines;
   for (const verdict of ['not-judged', 'skipped'] as const)
@@ -212,4 +214,80 @@ function unjudged(group: readonly CheckResult[], verdict: 'not-judged' | 'skippe
     lines.push(truncate(`  ${checks.map((result) => result.id).join(', ')}`, options.width ?? Infinity));
   }
   return lines;
+}
+
+/**
+ * The compact form, the report of `cai conformance run` for a log (CI, a pipe, a file): what was judged in one line, a line for each
+ * failed, warned or waived check, the count lines. No line is wider than COMPACT_WIDTH columns, whatever the target
+ * answered: a check's line is wrapped to three at most, the last cut with an ellipsis (its details are in `--format
+ * table`, `--junit`, `--html`), a stop's error or diagnosis is wrapped whole, since it is all there is to read.
+ * `quiet` leaves only the failures and the count lines.
+ * What the target answered (`actual`, the diagnosis) is escaped before it is laid out.
+ */
+/** The widest line of the compact report, in columns: a CI log's width, with room for a timestamp prefix. */
+export const COMPACT_WIDTH = 100;
+
+export interface CompactOptions {
+  /** `--quiet`: the failures and the count line only. */
+  quiet?: boolean;
+  /** The colours of stdout (plain unless `FORCE_COLOR` asks for them where no terminal is): the verdict symbols. */
+  palette?: Palette;
+}
+
+export function renderCompact(report: SuiteReport, options: CompactOptions = {}): string {
+  const lines: string[] = [];
+  if (!options.quiet) lines.push(cut(headline(report, 'compact')));
+  if (report.error) {
+    lines.push(...wrapped(`✗ the run stopped before any check: ${safeText(report.error.message)}`));
+    lines.push(...wrapped(`  hint: ${safeText(report.error.hint)}`));
+  }
+  const { diagnosis: block, counts } = documentOf(report);
+  if (block) {
+    lines.push(...wrapped(`✗ ${safeText(block.title)}`));
+    for (const row of rowLines(block)) lines.push(...wrapped(`  ${safeText(row)}`));
+  }
+  for (const check of report.checks.filter(hasDetails))
+    lines.push(...painted(checkLines(checkLine(check)), check, options.palette));
+  // The count line CI logs are grepped for (`72 passed, 4 failed, 2 skipped`), as every report words it.
+  lines.push(cut(counts), cut(warningLine(report.summary)));
+  return lines.join('\n');
+}
+
+/**
+ * `✗ B-DEDUP-001 must §6.1: 202 {"ok":true} (expected 202 {"ok":true,"duplicate":true})`; a known failure, with the
+ * reason it is waived first: `~ B-SIZE-001 waived: fix in PLAT-123 (until 2026-12-31); 202 …`.
+ */
+function checkLine(check: CheckResult): string {
+  const actual = safeText(check.actual);
+  const expected = check.expected === '' ? '' : ` (expected ${safeText(check.expected)})`;
+  if (check.waiver)
+    return `${VERDICT_SYMBOL.waived} ${safeText(check.id)} waived: ${safeText(waiverText(check.waiver))}; ${actual}`;
+  return `${VERDICT_SYMBOL[check.verdict]} ${safeText(check.id)} ${check.level} ${check.sections[0] ?? check.section}: ${actual}${expected}`;
+}
+
+function cut(line: string): string {
+  return truncate(line, COMPACT_WIDTH);
+}
+
+/** The verdict symbol that starts a check's first line, in its colour (the rest as it is). */
+function painted(lines: string[], check: CheckResult, palette: Palette | undefined): string[] {
+  if (palette === undefined || lines.length === 0) return lines;
+  const paint = check.verdict === 'failed' ? palette.red : check.verdict === 'warning' ? palette.yellow : palette.dim;
+  const [first = '', ...rest] = lines;
+  const symbol = VERDICT_SYMBOL[check.verdict];
+  return [`${paint(symbol)}${first.slice(symbol.length)}`, ...rest];
+}
+
+/** A check's line, wrapped to at most CHECK_LINES lines (the cause of a failure is often at the end), the last cut. */
+const CHECK_LINES = 3;
+function checkLines(text: string): string[] {
+  const all = wrapped(text);
+  if (all.length <= CHECK_LINES) return all;
+  const kept = all.slice(0, CHECK_LINES);
+  kept[CHECK_LINES - 1] = truncate(`${kept[CHECK_LINES - 1]} ${all[CHECK_LINES]}`, COMPACT_WIDTH).replace(/ +…$/, '…');
+  return kept;
+}
+
+function wrapped(text: string): string[] {
+  return wrap(text, COMPACT_WIDTH, { indent: '    ' });
 }

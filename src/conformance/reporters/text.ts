@@ -7,15 +7,20 @@ import { interfaceSpec } from '../../spec/interfaces.js';
 import type { CheckResult, CheckVerdict, StopReport, SuiteReport, SuiteSummary } from '../types.js';
 import { optionName } from '../../errors.js';
 import { plural } from '../../text.js';
+import { formatDuration } from '../../duration.js';
 
-export const VERDICT_SYMBOL: Record<CheckVerdict, string> = {
-  passed: '✓',
-  failed: '✗',
-  warning: '!',
-  waived: '~',
-  'not-judged': '?',
-  skipped: '-',
-};
+/** Each verdict, in the order the pages list them: its symbol, its colour on a terminal, its label, tone and count on a page. */
+export const VERDICTS = [
+  { verdict: 'failed', symbol: '✗', paint: 'red', label: 'failed', tone: 'fail', count: 'failed' },
+  { verdict: 'warning', symbol: '!', paint: 'yellow', label: 'warnings', tone: 'warn', count: 'warnings' },
+  { verdict: 'waived', symbol: '~', paint: 'cyan', label: 'waived', tone: 'waived', count: 'waived' },
+  { verdict: 'not-judged', symbol: '?', paint: 'dim', label: 'not judged', tone: 'skip', count: 'notJudged' },
+  { verdict: 'passed', symbol: '✓', paint: 'green', label: 'passed', tone: 'ok', count: 'passed' },
+  { verdict: 'skipped', symbol: '-', paint: 'dim', label: 'skipped', tone: 'skip', count: 'skipped' },
+] as const;
+
+const symbols = Object.fromEntries(VERDICTS.map((row) => [row.verdict, row.symbol]));
+export const VERDICT_SYMBOL = symbols as Record<CheckVerdict, string>;
 
 /** Why a run stopped before every check ran (`--fail-fast`, `--max-failures N`), as every report says it. */
 export function stoppedLine(stopped: StopReport): string {
@@ -56,26 +61,34 @@ export function countLine(summary: Pick<SuiteSummary, 'passed' | 'failed' | 'ski
 
 /** The counts as the pages say them: `3 passed, 1 failed, 0 skipped; 2 warnings, 1 not judged (1 must) (6 checks)`. */
 export function summaryText(summary: Omit<SuiteSummary, 'notJudged'> & { notJudged?: number }, more = ''): string {
-  const extra = [
-    plural(summary.warnings, 'warning'),
-    ...(summary.waived > 0 ? [`${summary.waived} waived`] : []),
-    ...(summary.notJudged
-      ? [`${summary.notJudged} not judged${summary.notJudgedMust ? ` (${summary.notJudgedMust} must)` : ''}`]
-      : []),
-  ];
-  return `${countLine(summary)}; ${extra.join(', ')} (${summary.total} checks${more})`;
+  return `${countLine(summary)}; ${warningLine(summary, { must: true })} (${summary.total} checks${more})`;
 }
 
 export const INTERRUPTED_NOTICE =
   'The run was interrupted: the checks not run are reported as skipped, the checks cut short as not judged.';
 
-/** `0 warnings`, `1 warning, 2 waived, 3 not judged`. */
-export function warningLine(summary: SuiteSummary): string {
+/** `0 warnings`, `1 warning, 2 waived, 3 not judged` (`must`: `3 not judged (1 must)`, the must checks among them). */
+export function warningLine(
+  summary: Pick<SuiteSummary, 'warnings' | 'waived' | 'notJudgedMust'> & { notJudged?: number },
+  options: { must?: boolean } = {},
+): string {
   const parts = [plural(summary.warnings, 'warning')];
   if (summary.waived > 0) parts.push(`${summary.waived} waived`);
-  if (summary.notJudged > 0) parts.push(`${summary.notJudged} not judged`);
+  const must = options.must && summary.notJudgedMust ? ` (${summary.notJudgedMust} must)` : '';
+  if (summary.notJudged) parts.push(`${summary.notJudged} not judged${must}`);
   return parts.join(', ');
 }
+
+/** `+2 s`: a clock offset as every report writes it. */
+export const signedSeconds = (offset: number): string => `${offset >= 0 ? '+' : ''}${offset} s`;
+
+/** A check's time; none for a check without a verdict of its own (skipped, not judged). */
+export const checkTime = (check: Pick<CheckResult, 'verdict' | 'durationMs'>): string =>
+  check.verdict === 'skipped' || check.verdict === 'not-judged' ? '' : formatDuration(check.durationMs);
+
+/** How to reproduce a check: its script where one was written (`sh DIR/ID.sh`), else the command. */
+export const reproCommand = (repro: { command: string; script?: string }): string =>
+  repro.script !== undefined ? `sh ${repro.script}` : repro.command;
 
 /** `fix in PLAT-123 (until 2026-12-31)`: why a failure is waived, and until when. */
 export function waiverText(waiver: { reason: string; expires?: string }): string {
