@@ -22,7 +22,8 @@ const route = {
   conversation: (space: string, lead: string) => `#/conversations/${space}/${encodeLead(lead)}`,
 };
 
-function tone(status: number | undefined): string {
+/** A status's colour: ok below 300, warn below 500, fail above or without one (the page's script has it too). */
+export function tone(status: number | undefined): string {
   if (status === undefined) return 'fail';
   return status < 300 ? 'ok' : status < 500 ? 'warn' : 'fail';
 }
@@ -36,7 +37,8 @@ function copyBlock(id: string, label: string, command: string): SafeHtml {
   return html`<div class="cmd"><div class="cmd-head"><b>${label}</b><button type="button" class="copy" data-copy="${id}">copy</button></div><pre class="cmd" id="${id}">${command}</pre></div>`;
 }
 
-function time(iso: string): string {
+/** The time of day of an ISO date, to the millisecond (the page's script has it too). */
+export function time(iso: string): string {
   return iso.length >= 23 ? iso.slice(11, 23) : iso;
 }
 
