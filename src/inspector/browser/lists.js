@@ -44,7 +44,7 @@ function cell(tr, text, className, title) {
   tr.appendChild(td);
 }
 
-/* time(iso), tone(status), plural(n, one, many): src/inspector/views.ts, src/text.ts, put here when the page is made */
+/* encodeLead, decodeLead (lead-path.ts), time, tone (views.ts), plural (src/text.ts): put here when the page is made */
 
 function setLive(text, state) {
   $('live').textContent = text;

@@ -15,24 +15,15 @@ import { time, tone } from '../views.js';
 
 const LISTS: string = readFileSync(new URL('./lists.js', import.meta.url), 'utf8');
 const PAGE: string = readFileSync(new URL('./inspector.js', import.meta.url), 'utf8');
+const COPY_TEXT_PLACE =
+  '/* copyText(button, pre, selectedLabel): src/output/html/copy-script.ts, put here when the page is made */';
+const SERVER_PLACE =
+  '/* encodeLead, decodeLead (lead-path.ts), time, tone (views.ts), plural (src/text.ts): put here when the page is made */';
+/** The server's own functions (their source: self-contained, they name nothing outside themselves). */
+const SERVER_FUNCTIONS = Object.entries({ encodeLead, decodeLead, time, tone, plural })
+  .map(([name, code]) => `const ${name} = ${code.toString()};`)
+  .join('\n');
 
-/** The server's own functions, by name (their source: self-contained, they name nothing outside themselves). */
-const functions = (named: Record<string, (...args: never[]) => unknown>) =>
-  Object.entries(named)
-    .map(([name, code]) => `const ${name} = ${code.toString()};`)
-    .join('\n');
-
-/** Each place the script keeps for a function of the server's (a comment naming it), and what goes there. */
-const PLACES: readonly [what: string, code: string][] = [
-  ['copyText(button, pre, selectedLabel): src/output/html/copy-script.ts', COPY_TEXT_FUNCTION],
-  ['encodeLead(lead), decodeLead(segment): src/inspector/lead-path.ts', functions({ encodeLead, decodeLead })],
-  [
-    'time(iso), tone(status), plural(n, one, many): src/inspector/views.ts, src/text.ts',
-    functions({ time, tone, plural }),
-  ],
-];
-
-export const INSPECTOR_SCRIPT = PLACES.reduce(
-  (script, [what, code]) => script.replace(`/* ${what}, put here when the page is made */`, () => code),
-  `${LISTS}\n${PAGE}`,
-);
+export const INSPECTOR_SCRIPT = `${LISTS}\n${PAGE}`
+  .replace(COPY_TEXT_PLACE, () => COPY_TEXT_FUNCTION)
+  .replace(SERVER_PLACE, () => SERVER_FUNCTIONS);
