@@ -16,7 +16,7 @@ export const MIN_NODE_VERSION = '20.19.0';
 /** Secrets shorter than this get a warning, a profile's too (32 characters ≈ 128 bits as hex, 192 as base64). */
 export const SHORT_SECRET_CHARACTERS = 32;
 export const SHORT_SECRET_HINT = `use at least ${SHORT_SECRET_CHARACTERS} random characters, e.g. openssl rand -hex 32`;
-export const SAME_SECRET_HINT = '§5.1: each direction has its own secret; ask for (or issue) a separate one';
+const SAME_SECRET_HINT = '§5.1: each direction has its own secret; ask for (or issue) a separate one';
 
 /** The environment variables the commands take a secret from when no flag names one (docs/operations.md). */
 const DEFAULT_SECRET_VARIABLES = [
@@ -121,13 +121,13 @@ export function checkEnvironmentSecrets(env: NodeJS.ProcessEnv): CheckResult[] {
     }
     return { id: 'secrets', verdict: 'pass', message: `${name} is set (${value.length} characters): ${what}` };
   });
-  if (env.CAI_SECRET && env.CAI_SECRET === env.CAI_CALLBACK_SECRET) {
-    results.push({
-      id: 'secrets',
-      verdict: 'fail',
-      message: 'CAI_SECRET and CAI_CALLBACK_SECRET are the same secret',
-      hint: SAME_SECRET_HINT,
-    });
-  }
-  return results;
+  return [
+    ...results,
+    ...sameSecrets(env.CAI_SECRET, env.CAI_CALLBACK_SECRET, 'CAI_SECRET and CAI_CALLBACK_SECRET are the same secret'),
+  ];
+}
+
+/** §5.1: each direction has its own secret; the two the same (both set) is a failure, with `message`. */
+export function sameSecrets(a: string | undefined, b: string | undefined, message: string): CheckResult[] {
+  return a && a === b ? [{ id: 'secrets', verdict: 'fail', message, hint: SAME_SECRET_HINT }] : [];
 }
