@@ -14,7 +14,7 @@ import {
   type SecretDirection,
   type SecretRef,
 } from '../config/secret-refs.js';
-import { sameSecrets, SHORT_SECRET_CHARACTERS, SHORT_SECRET_HINT } from './local.js';
+import { sameSecrets, SHORT_SECRET_CHARACTERS, shortSecret } from './local.js';
 import type { CheckResult } from './types.js';
 
 const DIRECTION_INTERFACE: Record<SecretDirection, InterfaceId> = { jobs: 'A', events: 'B' };
@@ -75,13 +75,7 @@ function checkDirection(
       hint: `chmod 600 ${loose.path ?? loose.ref}`,
     };
   const short = statuses.find((s) => (s.length ?? 0) < SHORT_SECRET_CHARACTERS);
-  if (short)
-    return {
-      ...base,
-      verdict: 'warn',
-      message: `${field}: ${short.label} is only ${short.length} characters`,
-      hint: SHORT_SECRET_HINT,
-    };
+  if (short) return { ...base, ...shortSecret(`${field}: ${short.label}`, short.length ?? 0) };
   const rotation = refs.length > 1 ? `; ${refs.length} secrets, a rotation overlap (§5.9): the first signs` : '';
   return { ...base, verdict: 'pass', message: `${field}: ${described}${rotation}` };
 }
