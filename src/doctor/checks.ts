@@ -58,13 +58,7 @@ export async function checkTarget(
         addresses[0] === hostname ? `${hostname} is an IP address` : `${hostname} resolves to ${addresses.join(', ')}`,
     });
   } catch (error) {
-    const { code, message } = describeSocketError(error);
-    push({
-      id: 'dns',
-      verdict: 'fail',
-      message: `${hostname} does not resolve (${code}): ${message}`,
-      hint: "check the host name for typos, and this machine's DNS and network",
-    });
+    push(failure('dns', error, `${hostname} does not resolve`));
     skip(['tcp', ...(https ? ['tls', 'tls-legacy', 'certificate'] : []), 'clock'], 'the name does not resolve');
     return results;
   }
@@ -73,17 +67,7 @@ export async function checkTarget(
     await connectTcp(address, port, options.timeoutMs);
     push({ id: 'tcp', verdict: 'pass', message: `${address} port ${port} accepts connections` });
   } catch (error) {
-    const { code, message } = describeSocketError(error);
-    const hint =
-      code === 'ECONNREFUSED'
-        ? 'nothing listens there: check the port and that the service runs'
-        : 'check firewalls, and that this machine may reach the host (egress rules, VPN)';
-    push({
-      id: 'tcp',
-      verdict: 'fail',
-      message: `cannot connect to ${address} port ${port} (${code}): ${message}`,
-      hint,
-    });
+    push(failure('tcp', error, `cannot connect to ${address} port ${port}`));
     skip([...(https ? ['tls', 'tls-legacy', 'certificate'] : []), 'clock'], 'no TCP connection');
     return results;
   }
@@ -99,6 +83,23 @@ export async function checkTarget(
 }
 
 type Push = (result: Omit<CheckResult, 'target' | 'interface'>) => void;
+
+/** The next step when a check's probe fails, by the check and the socket error's code. */
+const FAILURE_HINTS: Record<'dns' | 'tcp' | 'tls' | 'clock', (code: string) => string> = {
+  dns: () => "check the host name for typos, and this machine's DNS and network",
+  tcp: (code) =>
+    code === 'ECONNREFUSED'
+      ? 'nothing listens there: check the port and that the service runs'
+      : 'check firewalls, and that this machine may reach the host (egress rules, VPN)',
+  tls: () => 'the server must offer TLS 1.2 or 1.3 (§5.8); is this port speaking TLS at all?',
+  clock: () => 'the server accepts connections but does not answer HTTP',
+};
+
+/** A check whose probe failed: what was tried, the socket error's code and words, and the next step. */
+function failure(id: keyof typeof FAILURE_HINTS, error: unknown, what: string): Parameters<Push>[0] {
+  const { code, message } = describeSocketError(error);
+  return { id, verdict: 'fail', message: `${what} (${code}): ${message}`, hint: FAILURE_HINTS[id](code) };
+}
 
 async function checkTls(
   address: string,
@@ -117,13 +118,7 @@ async function checkTls(
       details: { protocol: facts.protocol, cipher: facts.cipher },
     });
   } catch (error) {
-    const { code, message } = describeSocketError(error);
-    push({
-      id: 'tls',
-      verdict: 'fail',
-      message: `no TLS 1.2+ handshake (${code}): ${message}`,
-      hint: 'the server must offer TLS 1.2 or 1.3 (§5.8); is this port speaking TLS at all?',
-    });
+    push(failure('tls', error, 'no TLS 1.2+ handshake'));
     push({ id: 'certificate', verdict: 'skip', message: 'not run: no TLS handshake' });
     push({ id: 'tls-legacy', verdict: 'skip', message: 'not run: no TLS handshake' });
     return false;
@@ -235,13 +230,7 @@ async function checkClock(
   try {
     facts = await fetchDate(url, address, options, options.now);
   } catch (error) {
-    const { code, message } = describeSocketError(error);
-    push({
-      id: 'clock',
-      verdict: 'fail',
-      message: `no HTTP answer to read the Date header from (${code}): ${message}`,
-      hint: 'the server accepts connections but does not answer HTTP',
-    });
+    push(failure('clock', error, 'no HTTP answer to read the Date header from'));
     return;
   }
   const serverTime = facts.date ? Date.parse(facts.date) : NaN;

@@ -15,8 +15,8 @@ export const MIN_NODE_VERSION = '20.19.0';
 
 /** Secrets shorter than this get a warning, a profile's too (32 characters ≈ 128 bits as hex, 192 as base64). */
 export const SHORT_SECRET_CHARACTERS = 32;
-export const SHORT_SECRET_HINT = `use at least ${SHORT_SECRET_CHARACTERS} random characters, e.g. openssl rand -hex 32`;
-export const SAME_SECRET_HINT = '§5.1: each direction has its own secret; ask for (or issue) a separate one';
+const SHORT_SECRET_HINT = `use at least ${SHORT_SECRET_CHARACTERS} random characters, e.g. openssl rand -hex 32`;
+const SAME_SECRET_HINT = '§5.1: each direction has its own secret; ask for (or issue) a separate one';
 
 /** The environment variables the commands take a secret from when no flag names one (docs/operations.md). */
 const DEFAULT_SECRET_VARIABLES = [
@@ -111,23 +111,21 @@ export function checkEnvironmentSecrets(env: NodeJS.ProcessEnv): CheckResult[] {
         hint: hintOf('doctor_secret_unset', { variable: name, secret }, `export ${name}`),
       };
     }
-    if (value.length < SHORT_SECRET_CHARACTERS) {
-      return {
-        id: 'secrets',
-        verdict: 'warn',
-        message: `${name} is only ${value.length} characters`,
-        hint: SHORT_SECRET_HINT,
-      };
-    }
+    if (value.length < SHORT_SECRET_CHARACTERS) return shortSecret(name, value.length);
     return { id: 'secrets', verdict: 'pass', message: `${name} is set (${value.length} characters): ${what}` };
   });
-  if (env.CAI_SECRET && env.CAI_SECRET === env.CAI_CALLBACK_SECRET) {
-    results.push({
-      id: 'secrets',
-      verdict: 'fail',
-      message: 'CAI_SECRET and CAI_CALLBACK_SECRET are the same secret',
-      hint: SAME_SECRET_HINT,
-    });
-  }
-  return results;
+  return [
+    ...results,
+    ...sameSecrets(env.CAI_SECRET, env.CAI_CALLBACK_SECRET, 'CAI_SECRET and CAI_CALLBACK_SECRET are the same secret'),
+  ];
+}
+
+/** A secret shorter than SHORT_SECRET_CHARACTERS: a warning, naming it by `label`. */
+export function shortSecret(label: string, length: number): CheckResult {
+  return { id: 'secrets', verdict: 'warn', message: `${label} is only ${length} characters`, hint: SHORT_SECRET_HINT };
+}
+
+/** §5.1: each direction has its own secret; the two the same (both set) is a failure, with `message`. */
+export function sameSecrets(a: string | undefined, b: string | undefined, message: string): CheckResult[] {
+  return a && a === b ? [{ id: 'secrets', verdict: 'fail', message, hint: SAME_SECRET_HINT }] : [];
 }

@@ -143,18 +143,15 @@ export function describeSocketError(error: unknown): { code: string; message: st
 
 /** A total deadline, not an idle time-out: `target` is destroyed with ETIMEDOUT when it passes. Returns its clearing. */
 function deadline(target: { destroy(error: Error): unknown }, what: string, timeoutMs: number): () => void {
-  const timer = setTimeout(() => target.destroy(timeoutError(what, timeoutMs)), timeoutMs);
+  const error = () => Object.assign(new Error(`${what} timed out after ${timeoutMs} ms`), { code: 'ETIMEDOUT' });
+  const timer = setTimeout(() => target.destroy(error()), timeoutMs);
   return () => clearTimeout(timer);
 }
 
-function timeoutError(what: string, timeoutMs: number): Error {
-  return Object.assign(new Error(`${what} timed out after ${timeoutMs} ms`), { code: 'ETIMEDOUT' });
-}
-
+/** `promise`, or ETIMEDOUT when the deadline passes first (a DNS lookup has nothing to destroy). */
 function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(timeoutError(what, timeoutMs)), timeoutMs);
+  return new Promise<T>((resolve, reject) => {
+    const clear = deadline({ destroy: reject }, what, timeoutMs);
+    promise.then(resolve, reject).finally(clear);
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -14,7 +14,7 @@ import {
   type SecretDirection,
   type SecretRef,
 } from '../config/secret-refs.js';
-import { SAME_SECRET_HINT, SHORT_SECRET_CHARACTERS, SHORT_SECRET_HINT } from './local.js';
+import { sameSecrets, SHORT_SECRET_CHARACTERS, shortSecret } from './local.js';
 import type { CheckResult } from './types.js';
 
 const DIRECTION_INTERFACE: Record<SecretDirection, InterfaceId> = { jobs: 'A', events: 'B' };
@@ -33,18 +33,9 @@ export function checkSecrets(environment: ChosenEnvironment | undefined, env: No
   const [jobs, events] = (['jobs', 'events'] as const).map(
     (direction) => asRefList(environment.settings.secrets?.[direction] as SecretRef | SecretRef[] | undefined)[0],
   );
-  if (jobs && events) {
-    const jobsValue = readSecretRef(jobs, environment.baseDir, env);
-    if (jobsValue !== undefined && jobsValue === readSecretRef(events, environment.baseDir, env)) {
-      results.push({
-        id: 'secrets',
-        verdict: 'fail',
-        message: 'the jobs and events secrets are the same',
-        hint: SAME_SECRET_HINT,
-      });
-    }
-  }
-  return results;
+  if (!jobs || !events) return results;
+  const [a, b] = [jobs, events].map((ref) => readSecretRef(ref, environment.baseDir, env));
+  return [...results, ...sameSecrets(a, b, 'the jobs and events secrets are the same')];
 }
 
 function checkDirection(
@@ -84,13 +75,7 @@ function checkDirection(
       hint: `chmod 600 ${loose.path ?? loose.ref}`,
     };
   const short = statuses.find((s) => (s.length ?? 0) < SHORT_SECRET_CHARACTERS);
-  if (short)
-    return {
-      ...base,
-      verdict: 'warn',
-      message: `${field}: ${short.label} is only ${short.length} characters`,
-      hint: SHORT_SECRET_HINT,
-    };
+  if (short) return { ...base, ...shortSecret(`${field}: ${short.label}`, short.length ?? 0) };
   const rotation = refs.length > 1 ? `; ${refs.length} secrets, a rotation overlap (§5.9): the first signs` : '';
   return { ...base, verdict: 'pass', message: `${field}: ${described}${rotation}` };
 }

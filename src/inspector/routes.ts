@@ -22,6 +22,17 @@ export function jsonAnswer(state: InspectorState, status: number, value: unknown
   return { status, type: 'application/json; charset=utf-8', body: JSON.stringify(state.redactor.json(value)) };
 }
 
+/** The inspector's error body, `{"ok":false,"error":code,"message":…}` (the mocks' shape, src/http/server.ts). */
+export function errorAnswer(
+  state: InspectorState,
+  status: number,
+  error: string,
+  message: string,
+  headers?: Record<string, string>,
+): Answer {
+  return { ...jsonAnswer(state, status, { ok: false, error, message }), ...(headers ? { headers } : {}) };
+}
+
 function fragment(markup: string): Answer {
   return { status: 200, type: 'text/html; charset=utf-8', body: markup };
 }
@@ -30,11 +41,7 @@ function fragment(markup: string): Answer {
 function notFound(state: InspectorState, what: string, view = false): Answer {
   return view
     ? fragment(html`<p class="notice">${what} is not kept (any more): the inspector keeps ${state.bounds}.</p>`.value)
-    : jsonAnswer(state, 404, {
-        ok: false,
-        error: 'not_found',
-        message: `${what} is not kept (any more): the inspector keeps ${state.bounds}`,
-      });
+    : errorAnswer(state, 404, 'not_found', `${what} is not kept (any more): the inspector keeps ${state.bounds}`);
 }
 
 /** Every path the inspector answers, GET only: the page, its JSON API, its HTML fragments and its downloads. */
@@ -77,7 +84,7 @@ export function routesOf(state: InspectorState): Route[] {
       (match) =>
         withRequest(match, (request) =>
           request.body === undefined
-            ? json(404, { ok: false, error: 'no_body', message: 'the body of this request was not read' })
+            ? errorAnswer(state, 404, 'no_body', 'the body of this request was not read')
             : download(state, `cai-body-${request.id}`, redactor.buffer(request.body)),
         ),
     ],
@@ -135,11 +142,7 @@ function lookupsOf(state: InspectorState) {
       try {
         lead = decodeLead(match[2] as string);
       } catch {
-        return jsonAnswer(state, 400, {
-          ok: false,
-          error: 'bad_lead',
-          message: 'the lead_id in the path is not URL-encoded UTF-8',
-        });
+        return errorAnswer(state, 400, 'bad_lead', 'the lead_id in the path is not URL-encoded UTF-8');
       }
       const conversation = conversationOf(store, match[1] as 'live' | 'test', lead);
       return conversation ? answer(conversation) : notFound(state, `A conversation of ${lead}`, view);

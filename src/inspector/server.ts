@@ -14,7 +14,7 @@ import { listen } from '../http/server.js';
 import { renderInspectorPage } from './page.js';
 import { formatBytes } from '../output/html/bodies.js';
 import { Redactor } from './redact.js';
-import { jsonAnswer, routesOf, type Answer, type Route } from './routes.js';
+import { errorAnswer, routesOf, type Answer, type Route } from './routes.js';
 import { StreamHub } from './stream.js';
 import type { InspectorServerCaps, InspectorServerOptions, InspectorState } from './state.js';
 
@@ -109,35 +109,31 @@ function handle(
     });
     response.end(body);
   };
-  const json = (status: number, value: unknown) => jsonAnswer(state, status, value);
+  const fail = (status: number, error: string, message: string, headers?: Record<string, string>) =>
+    send(errorAnswer(state, status, error, message, headers));
   if (!state.allowedHosts(request.headers.host)) {
-    send(json(421, { ok: false, error: 'wrong_host', message: `the inspector answers only at ${state.url}` }));
+    fail(421, 'wrong_host', `the inspector answers only at ${state.url}`);
     return;
   }
   if (request.method !== 'GET') {
-    send({
-      ...json(405, { ok: false, error: 'method_not_allowed', message: 'the inspector is read-only: GET only' }),
-      headers: { ...state.dataHeaders, allow: 'GET' },
-    });
+    fail(405, 'method_not_allowed', 'the inspector is read-only: GET only', { ...state.dataHeaders, allow: 'GET' });
     return;
   }
   let parsed: URL;
   try {
     parsed = new URL(request.url ?? '/', 'http://inspector');
   } catch {
-    send(json(400, { ok: false, error: 'bad_url', message: 'not a URL' }));
+    fail(400, 'bad_url', 'not a URL');
     return;
   }
   if (parsed.pathname === '/api/stream') {
     if (!state.hub.open(response))
-      send({
-        ...json(503, {
-          ok: false,
-          error: 'too_many_streams',
-          message: `at most ${state.store.limits.maxStreams} inspector pages may follow the requests live at once`,
-        }),
-        headers: { ...state.dataHeaders, 'retry-after': '5' },
-      });
+      fail(
+        503,
+        'too_many_streams',
+        `at most ${state.store.limits.maxStreams} inspector pages may follow the requests live at once`,
+        { ...state.dataHeaders, 'retry-after': '5' },
+      );
     return;
   }
   try {
@@ -149,9 +145,9 @@ function handle(
         return;
       }
     }
-    send(json(404, { ok: false, error: 'not_found', message: `nothing at ${parsed.pathname}` }));
+    fail(404, 'not_found', `nothing at ${parsed.pathname}`);
   } catch (error) {
-    send(json(500, { ok: false, error: 'internal_error', message: `a bug in the inspector: ${errorMessage(error)}` }));
+    fail(500, 'internal_error', `a bug in the inspector: ${errorMessage(error)}`);
   }
 }
 

@@ -3,14 +3,14 @@
  * fragments that the page puts into its detail pane. Pure functions of the inspector's (already redacted) values;
  * every byte from the network goes through `html` (escaped), links are `#/…` routes of the page itself.
  */
-import type { HeaderPair } from './capture.js';
 import type { Conversation, ConversationEvent, ConversationJob } from './conversation.js';
 import type { BodyDetail, CallbackDetail, RequestDetail } from './detail.js';
 import type { Explanation, SectionedIssue } from './explain.js';
 import type { Diagnosis } from '../signing/diagnose.js';
 import type { RequestSummary } from './capture.js';
-import { formatBytes, renderBody } from '../output/html/bodies.js';
+import { formatBytes, renderBody, renderHead } from '../output/html/bodies.js';
 import { html, type SafeHtml } from '../output/html/escape.js';
+import { metaList } from '../output/html/page.js';
 import { documentLabel } from '../spec/interfaces.js';
 import { encodeLead } from './lead-path.js';
 import { plural } from '../text.js';
@@ -22,13 +22,10 @@ const route = {
   conversation: (space: string, lead: string) => `#/conversations/${space}/${encodeLead(lead)}`,
 };
 
-function tone(status: number | undefined): string {
+/** A status's colour: ok below 300, warn below 500, fail above or without one (the page's script has it too). */
+export function tone(status: number | undefined): string {
   if (status === undefined) return 'fail';
   return status < 300 ? 'ok' : status < 500 ? 'warn' : 'fail';
-}
-
-function head(startLine: string, headers: readonly HeaderPair[]): SafeHtml {
-  return html`<pre class="head">${[startLine, ...headers.map(([name, value]) => `${name}: ${value}`)].join('\n')}</pre>`;
 }
 
 function body(detail: BodyDetail | undefined, absent: string): SafeHtml {
@@ -40,7 +37,8 @@ function copyBlock(id: string, label: string, command: string): SafeHtml {
   return html`<div class="cmd"><div class="cmd-head"><b>${label}</b><button type="button" class="copy" data-copy="${id}">copy</button></div><pre class="cmd" id="${id}">${command}</pre></div>`;
 }
 
-function time(iso: string): string {
+/** The time of day of an ISO date, to the millisecond (the page's script has it too). */
+export function time(iso: string): string {
   return iso.length >= 23 ? iso.slice(11, 23) : iso;
 }
 
@@ -67,11 +65,11 @@ export function renderRequestDetail(detail: RequestDetail): SafeHtml {
 <dl class="meta">${ids}</dl>
 ${renderWhy(explanation)}
 <h3>Request</h3>
-${head(`${request.method} ${request.target} HTTP/${request.http_version}`, request.headers)}
+${renderHead(`${request.method} ${request.target} HTTP/${request.http_version}`, request.headers)}
 ${request.headers_cut > 0 ? html`<p class="muted">${request.headers_cut} header lines past the bound are cut or left out.</p>` : ''}
 ${body(request.body, 'The body was not read: the headers alone decided the answer (the order of checks in docs/mocks.md).')}
 <h3>Answer</h3>
-${head(`HTTP/1.1 ${answer.status}`, answer.headers)}
+${renderHead(`HTTP/1.1 ${answer.status}`, answer.headers)}
 ${body(answer.body, '(no body)')}
 <h3>Send it again</h3>
 ${commands.replay ? copyBlock(`cmd-replay-${summary.id}`, 'cai replay (a fresh signature)', commands.replay) : ''}
@@ -166,7 +164,7 @@ function renderJob(job: ConversationJob): SafeHtml {
     ['notes', job.notes],
     ['callback_url', job.callback_url],
   ];
-  return html`<section class="job"><h3>Contact job <a href="${route.request(job.id)}">#${job.id}</a> <span class="muted">received ${time(job.received_at)}</span></h3><dl class="meta">${facts.filter(([, value]) => value !== undefined).map(([name, value]) => html`<dt>${name}</dt><dd>${value}</dd>`)}</dl></section>`;
+  return html`<section class="job"><h3>Contact job <a href="${route.request(job.id)}">#${job.id}</a> <span class="muted">received ${time(job.received_at)}</span></h3>${metaList(facts.filter((fact): fact is [string, string] => fact[1] !== undefined))}</section>`;
 }
 
 function link(event: ConversationEvent): SafeHtml {
@@ -225,7 +223,7 @@ export function renderCallbackDetail(detail: CallbackDetail): SafeHtml {
 <h3>Retries</h3>
 ${detail.retries.length === 0 ? html`<p class="muted">None: the first attempt got the final answer.</p>` : html`<table class="data"><thead><tr><th>attempt</th><th>failed with</th><th>next in</th><th>at</th></tr></thead><tbody>${detail.retries.map((retry) => html`<tr><td>${retry.attempt}</td><td>${retry.reason}</td><td>${formatDuration(retry.wait_ms)}</td><td>${time(retry.at)}</td></tr>`)}</tbody></table>`}
 <h3>Request sent</h3>
-${head(`POST ${summary.url}`, detail.headers)}
+${renderHead(`POST ${summary.url}`, detail.headers)}
 <p class="muted">X-CAI-Timestamp and X-CAI-Signature are computed afresh for each attempt (§5).</p>
 ${body(detail.body, '(no body)')}
 </article>`;

@@ -158,23 +158,14 @@ function windowFailure(
     matchedSecretIndex === 'unknown'
       ? { timestamp, ageSeconds }
       : { timestamp, ageSeconds, signatureMatches: matchedSecretIndex !== undefined };
-  if (ageSeconds > windowSeconds) {
-    return failure(
-      'timestamp_too_old',
-      `the timestamp is ${ageSeconds} s old, outside the ${windowSeconds} s window`,
-      windowSeconds,
-      extra,
-    );
-  }
-  if (-ageSeconds > windowSeconds) {
-    return failure(
-      'timestamp_in_future',
-      `the timestamp is ${-ageSeconds} s in the future, outside the ${windowSeconds} s window`,
-      windowSeconds,
-      extra,
-    );
-  }
-  return undefined;
+  const [reason, how]: [VerifyReason, string] | [] =
+    ageSeconds > windowSeconds
+      ? ['timestamp_too_old', `${ageSeconds} s old`]
+      : -ageSeconds > windowSeconds
+        ? ['timestamp_in_future', `${-ageSeconds} s in the future`]
+        : [];
+  if (reason === undefined) return undefined;
+  return failure(reason, `the timestamp is ${how}, outside the ${windowSeconds} s window`, windowSeconds, extra);
 }
 
 /**

@@ -2,8 +2,6 @@
 // script.ts): the conversations, the detail pane and the routes, the events, and the live stream that feeds them.
 
 // ---- conversations -------------------------------------------------------------------------------------------
-/* encodeLead(lead), decodeLead(segment): src/inspector/lead-path.ts, put here when the page is made */
-
 function leadItem(item) {
   const li = document.createElement('li');
   li.setAttribute('data-route', '#/conversations/' + item.space + '/' + encodeLead(item.lead_id));

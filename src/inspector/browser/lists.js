@@ -44,17 +44,7 @@ function cell(tr, text, className, title) {
   tr.appendChild(td);
 }
 
-function tone(status) {
-  return status === undefined ? 'tone-fail' : status < 300 ? 'tone-ok' : status < 500 ? 'tone-warn' : 'tone-fail';
-}
-
-function time(iso) {
-  return iso && iso.length >= 23 ? iso.slice(11, 23) : iso || '';
-}
-
-function plural(n, one, many) {
-  return n + ' ' + (n === 1 ? one : many);
-}
+/* encodeLead, decodeLead (lead-path.ts), time, tone (views.ts), plural (src/text.ts): put here when the page is made */
 
 function setLive(text, state) {
   $('live').textContent = text;
@@ -93,7 +83,7 @@ function requestRow(item) {
   tr.setAttribute('data-verdict', item.verdict);
   tr.tabIndex = 0;
   cell(tr, time(item.received_at), 'mono', item.received_at);
-  cell(tr, String(item.status), 'status ' + tone(item.status));
+  cell(tr, String(item.status), 'status tone-' + tone(item.status));
   cell(tr, item.verdict, 'v-' + item.verdict);
   cell(tr, item.document, null, item.reason ? item.reason + ': ' + (item.message || '') : item.document);
   cell(tr, item.event_id || '', 'mono', item.event_id);
@@ -205,7 +195,7 @@ function callbackRow(item) {
   tr.setAttribute('data-id', String(item.id));
   tr.tabIndex = 0;
   cell(tr, time(item.sent_at), 'mono', item.sent_at);
-  cell(tr, item.status === undefined ? 'ERR' : String(item.status), 'status ' + tone(item.status));
+  cell(tr, item.status === undefined ? 'ERR' : String(item.status), 'status tone-' + tone(item.status));
   cell(tr, item.outcome, 'v-' + item.outcome);
   cell(tr, item.event, null, item.event);
   cell(tr, item.event_id, 'mono', item.event_id);

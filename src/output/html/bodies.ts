@@ -110,9 +110,13 @@ export function renderBody(body: BodyRecord): SafeHtml {
   return html`<pre class="body json">${pretty}</pre><details class="raw"><summary class="muted">raw (${formatBytes(body.bytes)}, as sent)</summary><pre class="body">${body.text}</pre></details>`;
 }
 
-/** A start line and headers, as on the wire (`Name: value`). */
-export function renderHead(startLine: string, headers: Readonly<Record<string, string>>): SafeHtml {
-  const lines = [startLine, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+/** A start line and headers, as on the wire (`Name: value`): a record, or pairs in their order (a header may repeat). */
+export function renderHead(
+  startLine: string,
+  headers: Readonly<Record<string, string>> | readonly (readonly [string, string])[],
+): SafeHtml {
+  const pairs = Array.isArray(headers) ? headers : Object.entries(headers);
+  const lines = [startLine, ...pairs.map(([name, value]) => `${name}: ${value}`)];
   return html`<pre class="head">${lines.join('\n')}</pre>`;
 }
 
