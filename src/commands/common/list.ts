@@ -12,62 +12,48 @@ export interface ListedCommand {
   description: string;
 }
 
-/** Each command's usage and description, by its word, in the order of `cai --help`. */
-const LISTED: Readonly<Record<string, readonly [usage: string, description: string]>> = {
-  sign: ['[options]', 'Sign a body as §5 prescribes and print the X-CAI-Timestamp and X-CAI-Signature headers'],
-  verify: ['[options]', 'Check an X-CAI-Signature against a body and timestamp (§5), and explain a mismatch'],
-  validate: [
-    '[options] [kind] [files...]',
-    'Check contact jobs, events and acknowledgments against the spec (§2), offline',
-  ],
-  sample: ['', 'Print valid, realistic documents: contact jobs, events, acknowledgments (§2)'],
-  schema: [
-    '[options] [what]',
+/** What each command does, by its word, in the order of `cai --help`. */
+const DESCRIPTIONS: Readonly<Record<string, string>> = {
+  sign: 'Sign a body as §5 prescribes and print the X-CAI-Timestamp and X-CAI-Signature headers',
+  verify: 'Check an X-CAI-Signature against a body and timestamp (§5), and explain a mismatch',
+  validate: 'Check contact jobs, events and acknowledgments against the spec (§2), offline',
+  sample: 'Print valid, realistic documents: contact jobs, events, acknowledgments (§2)',
+  schema:
     'Print the JSON Schema (2020-12) of the documents or of cai.config.json, or an OpenAPI 3.1 document of both interfaces',
-  ],
-  'send-job': [
-    '[options]',
+  'send-job':
     'Send a signed contact job to a provider (Interface A, §4.1) with the retry policy of §7, and check the acknowledgment (§2.3)',
-  ],
-  'send-event': [
-    '[options]',
+  'send-event':
     'Send a signed event to the platform (Interface B, §4.2) with the retry policy of §7, and say whether it counted as new or duplicate (§2.13)',
-  ],
-  replay: [
-    '[options]',
+  replay:
     'Re-send a captured raw HTTP request: the same body bytes with a fresh signature (§5), or unchanged with --keep-timestamp',
-  ],
-  trigger: [
-    '[options] [flow]',
+  trigger:
     'Send the events of a whole flow to a platform (Interface B), signed and paced; or one job to a provider (Interface A) and show its conversation as it comes back',
-  ],
-  mock: ['', 'Run a reference receiver: the platform (Interface B) or the provider (Interface A)'],
-  conformance: [
-    '',
-    'Run the conformance suite against a receiver of either interface (the onboarding gate, §1 steps 4–5)',
-  ],
-  config: ['', "Deployment profiles (cai.config.json): the private annex of §1 as every command's defaults"],
-  doctor: [
-    '[options]',
+  mock: 'Run a reference receiver: the platform (Interface B) or the provider (Interface A)',
+  conformance: 'Run the conformance suite against a receiver of either interface (the onboarding gate, §1 steps 4–5)',
+  config: "Deployment profiles (cai.config.json): the private annex of §1 as every command's defaults",
+  doctor:
     'Check this machine and an environment before blaming the code: Node.js, secrets, configuration, then DNS, TCP, TLS ≥ 1.2 (§5.8), certificate, clock offset (§5.5)',
-  ],
-  report: [
-    '[options]',
+  report:
     'The operation report of §1 from a log of jobs and events: first contact, conversations, appointments, outcomes, delivery delay',
-  ],
-  load: [
-    '[options]',
-    'Load a receiver of either interface at a set rate, every request freshly signed; judge k6-style thresholds and the §8 service levels',
-  ],
-  completion: [
-    '<shell>',
-    'Print a shell completion script for cai: commands, flags, fault names, event types and other values',
-  ],
+  load: 'Load a receiver of either interface at a set rate, every request freshly signed; judge k6-style thresholds and the §8 service levels',
+  completion: 'Print a shell completion script for cai: commands, flags, fault names, event types and other values',
 };
 
-export const COMMAND_LIST: readonly ListedCommand[] = Object.entries(LISTED).map(([name, [usage, description]]) => ({
+/** What `cai --help` writes after a command's name where it is not `[options]`: its arguments, or nothing for a group. */
+const USAGES: Readonly<Record<string, string>> = {
+  validate: '[options] [kind] [files...]',
+  sample: '',
+  schema: '[options] [what]',
+  trigger: '[options] [flow]',
+  mock: '',
+  conformance: '',
+  config: '',
+  completion: '<shell>',
+};
+
+export const COMMAND_LIST: readonly ListedCommand[] = Object.entries(DESCRIPTIONS).map(([name, description]) => ({
   name,
-  usage,
+  usage: USAGES[name] ?? '[options]',
   description,
 }));
 
@@ -87,7 +73,7 @@ export function registerListing(program: Command): void {
   program.configureHelp({
     ...program.configureHelp(),
     subcommandTerm(this: Help, command: Command): string {
-      const listed = LISTED[command.name()]?.[0];
+      const listed = COMMAND_LIST.find((entry) => entry.name === command.name())?.usage;
       if (listed === undefined) return Help.prototype.subcommandTerm.call(this, command);
       return listed === '' ? command.name() : `${command.name()} ${listed}`;
     },
