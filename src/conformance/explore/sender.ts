@@ -29,7 +29,7 @@ import {
   TIMED_TERMS,
   type SenderFinding,
 } from '../checks/sender/judging.js';
-import { error, rateLimited, type Scenario, type ScriptedAnswer } from '../listen/scenarios.js';
+import { describeConversation, error, rateLimited, type Scenario, type ScriptedAnswer } from '../listen/scenarios.js';
 import { pool } from '../../pool.js';
 import { drawLazily, replayOnce } from './draw.js';
 import type { Stages } from '../listen/stages.js';
@@ -37,8 +37,7 @@ import type { SenderEvidence, SenderExploration, SenderShrunk, StageRecord } fro
 import { senderEvidence } from '../sender-stages.js';
 import { senderRelations, type SenderRelationId } from '../../spec/model/sender-relations.js';
 import { countConversation, explorationOf, judgedIds, unconfirmed } from './phase-verdict.js';
-import { describeConversation, senderExploreSetup } from './sender-checks.js';
-import type { ExploreRequest, ExploreSetup } from './setup.js';
+import { senderExploreSetup, type ExploreRequest, type ExploreSetup } from './setup.js';
 
 type Conversation = ScriptedAnswer[][];
 

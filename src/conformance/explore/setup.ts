@@ -39,6 +39,23 @@ export function parseSeed(text: string): { seed: number; path?: string } | undef
   return { seed, ...(match[2] !== undefined ? { path: match[2] } : {}) };
 }
 
+/** What the phases of both roles take alike from their request: the seed and path, the time, how many at once. */
+function phaseBounds(
+  request: ExploreRequest,
+  seed: number,
+  concurrency: number,
+  caps: { defaultTimeLimitMs: number; shrinkTimeMs: number },
+) {
+  return {
+    seed,
+    ...(request.path !== undefined ? { path: request.path } : {}),
+    timeLimitMs: request.timeLimitMs ?? caps.defaultTimeLimitMs,
+    concurrency: Math.max(1, Math.min(concurrency, EXPLORE_CAPS.concurrency)),
+    // Shrinking one relation's failure (a sender's: every relation's, in all): at most this long.
+    shrinkTimeMs: caps.shrinkTimeMs,
+  };
+}
+
 /**
  * The setup of a run's stateful phase against a receiver of the interface. `judged`: the places, in relation order,
  * of the relations whose checks the run judges: only they are shrunk, and a replay hunts them alone (another relation
@@ -53,18 +70,29 @@ export function exploreSetup(
   const caps = EXPLORE_CAPS.receiver[iface];
   const requests = request.requests ?? caps.defaultRequests;
   return {
-    seed: request.seed ?? randomSeed(),
-    ...(request.path !== undefined ? { path: request.path } : {}),
+    ...phaseBounds(request, request.seed ?? randomSeed(), concurrency, {
+      ...caps,
+      shrinkTimeMs: EXPLORE_CAPS.shrinkTimeMs,
+    }),
     requests,
-    timeLimitMs: request.timeLimitMs ?? caps.defaultTimeLimitMs,
     // Steps of one conversation at most; conversations at most, enough that the budget of requests, not their
-    // number, ends the exploring; and how many run at once.
+    // number, ends the exploring.
     maxSteps: EXPLORE_CAPS.maxSteps,
     maxConversations: Math.max(1, Math.ceil(requests / 4)),
-    concurrency: Math.max(1, Math.min(concurrency, EXPLORE_CAPS.concurrency)),
-    // Shrinking one relation's failure: at most this long.
-    shrinkTimeMs: EXPLORE_CAPS.shrinkTimeMs,
     judged,
+  };
+}
+
+/** The setup of a run's stateful phase against a sender: conversations drawn at most (`--generate N`). */
+export function senderExploreSetup(
+  iface: InterfaceId,
+  request: ExploreRequest & { seed: number },
+  concurrency: number,
+) {
+  const caps = EXPLORE_CAPS.sender;
+  return {
+    ...phaseBounds(request, request.seed, concurrency, caps),
+    conversations: request.requests ?? caps.defaultConversations[iface],
   };
 }
 
