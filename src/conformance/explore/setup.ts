@@ -39,23 +39,6 @@ export function parseSeed(text: string): { seed: number; path?: string } | undef
   return { seed, ...(match[2] !== undefined ? { path: match[2] } : {}) };
 }
 
-/** What the phases of both roles take alike from their request: the seed and path, the time, how many at once. */
-function phaseBounds(
-  request: ExploreRequest,
-  seed: number,
-  concurrency: number,
-  caps: { defaultTimeLimitMs: number; shrinkTimeMs: number },
-) {
-  return {
-    seed,
-    ...(request.path !== undefined ? { path: request.path } : {}),
-    timeLimitMs: request.timeLimitMs ?? caps.defaultTimeLimitMs,
-    concurrency: Math.max(1, Math.min(concurrency, EXPLORE_CAPS.concurrency)),
-    // Shrinking one relation's failure (a sender's: every relation's, in all): at most this long.
-    shrinkTimeMs: caps.shrinkTimeMs,
-  };
-}
-
 /**
  * The setup of a run's stateful phase against a receiver of the interface. `judged`: the places, in relation order,
  * of the relations whose checks the run judges: only they are shrunk, and a replay hunts them alone (another relation
@@ -69,21 +52,25 @@ export function exploreSetup(
 ) {
   const caps = EXPLORE_CAPS.receiver[iface];
   const requests = request.requests ?? caps.defaultRequests;
+  const { conversations: _, ...shared } = senderExploreSetup(
+    iface,
+    { ...request, seed: request.seed ?? randomSeed() },
+    concurrency,
+  );
   return {
-    ...phaseBounds(request, request.seed ?? randomSeed(), concurrency, {
-      ...caps,
-      shrinkTimeMs: EXPLORE_CAPS.shrinkTimeMs,
-    }),
+    ...shared,
     requests,
+    timeLimitMs: request.timeLimitMs ?? caps.defaultTimeLimitMs,
     // Steps of one conversation at most; conversations at most, enough that the budget of requests, not their
     // number, ends the exploring.
     maxSteps: EXPLORE_CAPS.maxSteps,
     maxConversations: Math.max(1, Math.ceil(requests / 4)),
+    shrinkTimeMs: EXPLORE_CAPS.shrinkTimeMs,
     judged,
   };
 }
 
-/** The setup of a run's stateful phase against a sender: conversations drawn at most (`--generate N`). */
+/** Against a sender: conversations drawn at most (`--generate N`); a receiver's phase keeps its seed, path and concurrency. */
 export function senderExploreSetup(
   iface: InterfaceId,
   request: ExploreRequest & { seed: number },
@@ -91,8 +78,13 @@ export function senderExploreSetup(
 ) {
   const caps = EXPLORE_CAPS.sender;
   return {
-    ...phaseBounds(request, request.seed, concurrency, caps),
+    seed: request.seed,
+    ...(request.path !== undefined ? { path: request.path } : {}),
     conversations: request.requests ?? caps.defaultConversations[iface],
+    timeLimitMs: request.timeLimitMs ?? caps.defaultTimeLimitMs,
+    concurrency: Math.max(1, Math.min(concurrency, EXPLORE_CAPS.concurrency)),
+    // Shrinking one relation's failure (a sender's: every relation's, in all): at most this long.
+    shrinkTimeMs: caps.shrinkTimeMs,
   };
 }
 
