@@ -29,7 +29,7 @@ import { SENDER_RUN_CAPS } from '../bounds.js';
 import { WELL_FORMED_TIMESTAMP } from '../spec/model/sender-timing.js';
 import { isStateCheck, judgedRelations } from './explore/setup.js';
 import type { SenderExploration } from './evidence.js';
-import type { Stages } from './listen/stages.js';
+import type { Stages } from './listen/stage.js';
 import { openStages, senderEvidence, summariseScenario, type PlayOptions } from './sender-stages.js';
 import type { SuiteReport } from './types.js';
 import { waiverReport } from './waivers.js';

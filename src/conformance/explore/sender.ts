@@ -32,7 +32,7 @@ import {
 import { describeConversation, error, rateLimited, type Scenario, type ScriptedAnswer } from '../listen/scenarios.js';
 import { pool } from '../../pool.js';
 import { drawLazily, replayOnce } from './draw.js';
-import type { Stages } from '../listen/stages.js';
+import type { Stages } from '../listen/stage.js';
 import type { SenderEvidence, SenderExploration, SenderShrunk, StageRecord } from '../evidence.js';
 import { senderEvidence } from '../sender-stages.js';
 import { senderRelations, type SenderRelationId } from '../../spec/model/sender-relations.js';
