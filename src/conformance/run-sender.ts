@@ -11,12 +11,12 @@ import { setMaxListeners } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { deliveryError, optionName } from '../errors.js';
-import { planRun, runVersion, scenariosToRun, type Plan } from './catalogue.js';
+import { planRun, scenariosToRun, type Plan } from './catalogue.js';
 import type { SenderCheck } from './check.js';
 import { timestampOf, type SenderEvidence, type StageRecord, type UnrepeatedBreach } from './evidence.js';
 import { scenario, type Scenario } from './listen/scenarios.js';
 import { pool } from '../pool.js';
-import { judgeSenderChecks, summarise } from './runner.js';
+import { judgeSender, suiteReport } from './runner.js';
 import {
   documentsPerRunOf,
   triggerText,
@@ -32,7 +32,6 @@ import type { SenderExploration } from './evidence.js';
 import type { Stages } from './listen/stage.js';
 import { openStages, senderEvidence, summariseScenario, type PlayOptions } from './sender-stages.js';
 import type { SuiteReport } from './types.js';
-import { waiverReport } from './waivers.js';
 
 import type { SenderConformanceOptions } from './sender-options.js';
 import { plural } from '../text.js';
@@ -70,32 +69,25 @@ export async function runSenderConformance(options: SenderConformanceOptions): P
         `cai-conformance-sender-${startedAt.toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}`,
       ),
   );
-  const results = await judgeRun(plan, stages, played, context, reproDir);
-  const summary = summarise(results);
+  const outcome = await judgeRun(plan, stages, played, context, reproDir);
   const perRun = documentsPerRunOf(records);
-  return {
-    ok: summary.failed === 0 && !signal.aborted,
-    version: runVersion(),
-    target: stages.publicBase,
-    interface: options.interface,
-    mock: false,
-    startedAt: startedAt.toISOString(),
-    durationMs: Date.now() - startedAt.getTime(),
-    clock: senderClock(records),
-    summary,
-    checks: results,
-    waivers: waiverReport(
-      options.waivers ?? [],
-      results,
-      plan.planned.map((item) => item.check.id),
-      Date.now(),
-    ),
-    ...(results.some((result) => result.repro) ? { reproDir } : {}),
-    ...(signal.aborted ? { interrupted: true } : {}),
-    role: 'sender',
-    scenarios: [...records, ...generated].map((record) => summariseScenario(record, options.interface, perRun)),
-    ...(options.explore && judgedRelations(plan).size > 0 ? { seed: options.explore.seed } : {}),
-  };
+  return suiteReport(
+    {
+      target: stages.publicBase,
+      interface: options.interface,
+      mock: false,
+      startedAt,
+      signal,
+      reproDir,
+      clock: senderClock(records),
+    },
+    outcome,
+    {
+      role: 'sender',
+      scenarios: [...records, ...generated].map((record) => summariseScenario(record, options.interface, perRun)),
+      ...(options.explore && judgedRelations(plan).size > 0 ? { seed: options.explore.seed } : {}),
+    },
+  );
 }
 
 /** What a run played: the scenarios' stages, in the catalogue's order, and the stateful phase's, when it ran. */
@@ -182,7 +174,7 @@ function judgeRun(plan: Plan, stages: Stages, played: PlayedRun, context: PlayOp
     isStateCheck(check.id)
       ? generated
       : records.filter((record) => (check.scenarios as readonly string[]).includes(record.scenario.id));
-  return judgeSenderChecks(plan.planned, evidence, {
+  return judgeSender(plan.planned, evidence, {
     waivers: context.waivers ?? [],
     now: Date.now(),
     ...(reproduce ? { reproduce } : {}),

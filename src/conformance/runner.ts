@@ -6,13 +6,13 @@
  */
 import { formatCap, NETWORK_CAPS } from '../bounds.js';
 import { errorMessage, optionName } from '../errors.js';
-import { resultBase, namesOf, type PlannedCheck } from './catalogue.js';
+import { resultBase, namesOf, runVersion, type PlannedCheck } from './catalogue.js';
 import { notJudged, type Check, type Outcome, type ReceiverCheck, type SenderCheck } from './check.js';
 import { ms, recordExchange, type Exchange, type SenderEvidence, type StageRecord } from './evidence.js';
 import { pool } from '../pool.js';
 import { ProbeScope } from './probe/scope.js';
 import type { Session } from './probe/session.js';
-import type { CheckResult, Reproduction, StopReport, SuiteSummary } from './types.js';
+import type { CheckResult, Reproduction, StopReport, SuiteReport, SuiteSummary } from './types.js';
 import { isExpired, waiverReport, type Waiver } from './waivers.js';
 import type { InterfaceId } from '../spec/constants.js';
 import { plural } from '../text.js';
@@ -151,38 +151,53 @@ export async function resultOf(
   return result;
 }
 
-// --- A receiver run: gather by probing, then judge ------------------------------------------------------------
+// --- One loop for both roles: plan → gather → judge, each planned check to its result --------------------------
 
-export interface ProbeRunOptions extends RunHooks, JudgeContext {
+/** A check's outcome, with what it cost and the notes it carries whatever its verdict. */
+interface Judged {
+  outcome: Outcome;
+  measured: Pick<CheckResult, 'durationMs' | 'requests' | 'rateLimitedRetries'>;
+  notes: readonly string[];
+}
+
+interface PlanRun extends RunHooks, JudgeContext {
   concurrency: number;
   /**
    * Start no new check once this many must checks have failed (`--fail-fast` is 1, `--max-failures N`); the checks
    * in flight finish, the rest are reported as skipped with the reason.
    */
   maxFailures?: number;
-  /** Gathers the evidence of a sender check run on the callbacks of an Interface A run (run-receiver.ts). */
-  gatherCallbacks?: (check: SenderCheck, scope: ProbeScope) => Promise<SenderEvidence | undefined>;
+  /** Aborted: no new check starts (Ctrl-C). */
+  signal: AbortSignal;
+  /** Why a check is skipped beyond the plan's reason (a need this run cannot meet), if it is. */
+  unmet?(check: Check): string | undefined;
+  /** Gathers a check's evidence (or finds it gathered) and judges it. */
+  judgeOne(check: Check): Promise<Judged>;
 }
 
-export async function runProbes(session: Session, planned: readonly PlannedCheck[], options: ProbeRunOptions) {
+/**
+ * Each planned check to its result: the concurrent ones with a bounded pool, then the exclusive ones alone; the
+ * results in the plan's order, with the waivers' notices and counts.
+ */
+async function runPlan(planned: readonly PlannedCheck[], run: PlanRun) {
   const results = new Map<string, CheckResult>();
   let failures = 0;
   let stopped: StopReport | undefined;
-  const halted = () => session.signal.aborted || stopped !== undefined;
+  const halted = () => run.signal.aborted || stopped !== undefined;
   const runOne = async (item: PlannedCheck) => {
-    const result = await probeCheck(session, item, options);
+    const result = await resultOfItem(item, run);
     results.set(item.check.id, result);
     if (result.verdict === 'failed') failures += 1;
-    if (stopped === undefined && options.maxFailures !== undefined && failures >= options.maxFailures) {
-      stopped = { after: result.id, failures, limit: options.maxFailures };
+    if (stopped === undefined && run.maxFailures !== undefined && failures >= run.maxFailures) {
+      stopped = { after: result.id, failures, limit: run.maxFailures };
     }
-    options.onFinish?.(result);
+    run.onFinish?.(result);
   };
   const concurrent = planned.filter((item) => item.skipReason !== undefined || !item.check.exclusive);
   const exclusive = planned
     .filter((item) => item.skipReason === undefined && item.check.exclusive)
     .sort((a, b) => Number(a.check.exclusive === 'last') - Number(b.check.exclusive === 'last'));
-  await pool(concurrent, Math.max(1, options.concurrency), runOne, halted);
+  await pool(concurrent, Math.max(1, run.concurrency), runOne, halted);
   for (const item of exclusive) {
     if (halted()) break;
     await runOne(item);
@@ -197,18 +212,44 @@ export async function runProbes(session: Session, planned: readonly PlannedCheck
   return {
     results: ordered,
     waiverNotices: waiverReport(
-      options.waivers,
+      run.waivers,
       ordered,
       planned.flatMap((item) => namesOf(item.check)),
-      options.now,
+      run.now,
     ),
     summary: summarise(ordered),
     ...(stopped ? { stopped } : {}),
   };
 }
 
-/** The results of a receiver run, its waivers' notices and counts, and (`stopped`) whether its failure limit ended it. */
-export type RunOutcome = Awaited<ReturnType<typeof runProbes>>;
+/** The results of a run, its waivers' notices and counts, and (`stopped`) whether its failure limit ended it. */
+export type RunOutcome = Awaited<ReturnType<typeof runPlan>>;
+
+async function resultOfItem(item: PlannedCheck, run: PlanRun): Promise<CheckResult> {
+  const { check } = item;
+  const skipReason = item.skipReason ?? run.unmet?.(check);
+  if (skipReason !== undefined || run.signal.aborted)
+    return skippedResult(check, skipReason ?? 'not run: interrupted before it started');
+  run.onStart?.(check);
+  const { outcome, measured, notes } = await run.judgeOne(check);
+  return resultOf(check, outcome, measured, run, notes);
+}
+
+// --- A receiver run: gather by probing, then judge ------------------------------------------------------------
+
+export interface ProbeRunOptions extends RunHooks, JudgeContext, Pick<PlanRun, 'concurrency' | 'maxFailures'> {
+  /** Gathers the evidence of a sender check run on the callbacks of an Interface A run (run-receiver.ts). */
+  gatherCallbacks?: (check: SenderCheck, scope: ProbeScope) => Promise<SenderEvidence | undefined>;
+}
+
+export function runProbes(session: Session, planned: readonly PlannedCheck[], options: ProbeRunOptions) {
+  return runPlan(planned, {
+    ...options,
+    signal: session.signal,
+    unmet: (check) => unmetNeed(check, session),
+    judgeOne: (check) => probeCheck(session, check, options),
+  });
+}
 
 /** What a check needs beyond the target, when the run does not have it: the reason it is skipped. */
 function unmetNeed(check: Check, session: Session): string | undefined {
@@ -219,12 +260,7 @@ function unmetNeed(check: Check, session: Session): string | undefined {
   return undefined;
 }
 
-async function probeCheck(session: Session, item: PlannedCheck, options: ProbeRunOptions): Promise<CheckResult> {
-  const { check } = item;
-  const skipReason = item.skipReason ?? unmetNeed(check, session);
-  if (skipReason !== undefined || session.signal.aborted)
-    return skippedResult(check, skipReason ?? 'not run: interrupted before it started');
-  options.onStart?.(check);
+async function probeCheck(session: Session, check: Check, options: ProbeRunOptions): Promise<Judged> {
   const scope = new ProbeScope(session, check);
   const started = performance.now();
   let outcome = await safely(() => gatherAndJudge(check, scope, options));
@@ -237,17 +273,12 @@ async function probeCheck(session: Session, item: PlannedCheck, options: ProbeRu
           `${scope.rateLimitedRetries} answer(s) of 429 honoured (waited Retry-After and sent again); not counted as failures`,
         ]
       : [];
-  return resultOf(
-    check,
+  const durationMs = Math.round(performance.now() - started);
+  return {
     outcome,
-    {
-      durationMs: Math.round(performance.now() - started),
-      requests: scope.requests,
-      rateLimitedRetries: scope.rateLimitedRetries,
-    },
-    options,
+    measured: { durationMs, requests: scope.requests, rateLimitedRetries: scope.rateLimitedRetries },
     notes,
-  );
+  };
 }
 
 async function gatherAndJudge(check: Check, scope: ProbeScope, options: ProbeRunOptions): Promise<Outcome> {
@@ -273,31 +304,29 @@ export interface SenderJudgeOptions extends JudgeContext {
   notesFor?(check: SenderCheck): string[];
 }
 
-export async function judgeSenderChecks(
-  planned: readonly PlannedCheck[],
-  evidence: SenderEvidence,
-  options: SenderJudgeOptions,
-): Promise<CheckResult[]> {
-  const results: CheckResult[] = [];
-  for (const item of planned) {
-    const check = item.check as SenderCheck;
-    if (item.skipReason !== undefined) {
-      results.push(skippedResult(check, item.skipReason));
-      continue;
-    }
-    const silent = options.silent(check);
-    const outcome: Outcome = !options.complete(check)
-      ? { verdict: 'not-judged', expected: '-', actual: 'interrupted before its scenarios were done' }
-      : silent
-        ? silenceOutcome(silent, evidence.waitMs)
-        : await safely(() => check.judge(evidence));
-    const measured = outcome.verdict === 'not-judged' ? { durationMs: 0, requests: 0 } : options.measure(check);
-    results.push(
-      await resultOf(check, outcome, { ...measured, rateLimitedRetries: 0 }, options, options.notesFor?.(check) ?? []),
-    );
-  }
-  return results;
+/** Judges each planned check, one at a time, after the run: an interrupted run's complete checks are judged too. */
+export function judgeSender(planned: readonly PlannedCheck[], evidence: SenderEvidence, options: SenderJudgeOptions) {
+  return runPlan(planned, {
+    ...options,
+    concurrency: 1,
+    signal: new AbortController().signal,
+    judgeOne: async (check) => {
+      const sender = check as SenderCheck;
+      const silent = options.silent(sender);
+      const outcome: Outcome = !options.complete(sender)
+        ? { verdict: 'not-judged', expected: '-', actual: 'interrupted before its scenarios were done' }
+        : silent
+          ? silenceOutcome(silent, evidence.waitMs)
+          : await safely(() => sender.judge(evidence));
+      const measured = outcome.verdict === 'not-judged' ? { durationMs: 0, requests: 0 } : options.measure(sender);
+      return { outcome, measured: { ...measured, rateLimitedRetries: 0 }, notes: options.notesFor?.(sender) ?? [] };
+    },
+  });
 }
+
+/** The results alone (tests of a judgement). */
+export const judgeSenderChecks = async (...args: Parameters<typeof judgeSender>) =>
+  (await judgeSender(...args)).results;
 
 /**
  * Nothing arrived in a scenario: the sender sent nothing, unless cai's own loop was held up longer than it waited (a
@@ -311,6 +340,40 @@ function silenceOutcome(silent: { scenario: string; reason: string; heldMs?: num
       `${text}, but cai's own loop was held up ${ms(silent.heldMs ?? 0)} meanwhile: it may not have read what came`,
     );
   return { verdict: 'failed', expected: `a delivery in scenario ${silent.scenario}`, actual: text };
+}
+
+/** What a run's report says first, in the order every report writes it; then what its role adds (`tail`). */
+export function suiteReport(
+  run: Pick<SuiteReport, 'target' | 'interface' | 'mock' | 'clock'> & {
+    startedAt: Date;
+    signal: AbortSignal;
+    reproDir: string;
+    /** Keys a receiver's report writes before its clock (probeStatus). */
+    head?: Pick<SuiteReport, 'probeStatus'>;
+    /** False when something else than a failure makes the run fail (a refusal diagnosed). */
+    ok?: boolean;
+  },
+  outcome: RunOutcome,
+  tail: Partial<SuiteReport>,
+): SuiteReport {
+  return {
+    ok: outcome.summary.failed === 0 && !run.signal.aborted && run.ok !== false,
+    version: runVersion(),
+    target: run.target,
+    interface: run.interface,
+    mock: run.mock,
+    startedAt: run.startedAt.toISOString(),
+    durationMs: Date.now() - run.startedAt.getTime(),
+    ...run.head,
+    clock: run.clock,
+    summary: outcome.summary,
+    checks: outcome.results,
+    waivers: outcome.waiverNotices,
+    ...(outcome.results.some((result) => result.repro) ? { reproDir: run.reproDir } : {}),
+    ...(run.signal.aborted ? { interrupted: true } : {}),
+    ...(outcome.stopped ? { stopped: outcome.stopped } : {}),
+    ...tail,
+  };
 }
 
 export function summarise(results: readonly CheckResult[]): SuiteSummary {
