@@ -5,7 +5,7 @@
  */
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { planRun, type Plan } from './catalogue.js';
+import { planRun, runVersion, type Plan } from './catalogue.js';
 import type { Check, SenderCheck } from './check.js';
 import { scenarioJob } from './checks/receiver/callback-jobs.js';
 import { exploreSetup, isStateCheck, judgedRelations, EXPLORATIONS, type ExploreSetup } from './explore/setup.js';
@@ -17,7 +17,7 @@ import type { Session } from './probe/session.js';
 import { measureClock, sendPreflight } from './preflight.js';
 import { diagnoseRefusal } from './diagnose/preflight.js';
 import { Cleanups, credentialsFor, openSession, targetOf } from './receiver-setup.js';
-import { runProbes, suiteReport, summarise, type RunOutcome } from './runner.js';
+import { runProbes, summarise, type RunOutcome } from './runner.js';
 import type { PreflightReport, SuiteReport } from './types.js';
 
 export type { ConformanceOptions } from './receiver-options.js';
@@ -174,25 +174,29 @@ interface Finished {
 const NOTHING_RUN: RunOutcome = { results: [], waiverNotices: [], summary: summarise([]) };
 
 function reportOf(options: ConformanceOptions, run: Finished): SuiteReport {
-  const { session } = run;
-  return suiteReport(
-    {
-      ...run,
-      interface: options.interface,
-      mock: options.mock === true,
-      signal: session.signal,
-      head: { probeStatus: session.probeStatus },
-      clock: clockOf(session),
-      ok: !run.diagnosis,
-    },
-    run.outcome,
-    {
-      ...(run.preflight ? { preflight: run.preflight } : {}),
-      ...(run.diagnosis ? { diagnosis: run.diagnosis } : {}),
-      causes: run.causes,
-      ...(run.exploration ? { seed: run.exploration.seed } : {}),
-    },
-  );
+  const { session, outcome } = run;
+  const anyRepro = outcome.results.some((result) => result.repro);
+  return {
+    ok: outcome.summary.failed === 0 && !session.signal.aborted && !run.diagnosis,
+    version: runVersion(),
+    target: run.target,
+    interface: options.interface,
+    mock: options.mock === true,
+    startedAt: run.startedAt.toISOString(),
+    durationMs: Date.now() - run.startedAt.getTime(),
+    probeStatus: session.probeStatus,
+    clock: clockOf(session),
+    summary: outcome.summary,
+    checks: outcome.results,
+    waivers: outcome.waiverNotices,
+    ...(anyRepro ? { reproDir: run.reproDir } : {}),
+    ...(session.signal.aborted ? { interrupted: true } : {}),
+    ...(outcome.stopped ? { stopped: outcome.stopped } : {}),
+    ...(run.preflight ? { preflight: run.preflight } : {}),
+    ...(run.diagnosis ? { diagnosis: run.diagnosis } : {}),
+    causes: run.causes,
+    ...(run.exploration ? { seed: run.exploration.seed } : {}),
+  };
 }
 
 function clockOf(session: Session): SuiteReport['clock'] {

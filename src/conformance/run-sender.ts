@@ -11,12 +11,12 @@ import { setMaxListeners } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { deliveryError, optionName } from '../errors.js';
-import { planRun, scenariosToRun, type Plan } from './catalogue.js';
+import { planRun, runVersion, scenariosToRun, type Plan } from './catalogue.js';
 import type { SenderCheck } from './check.js';
 import { timestampOf, type SenderEvidence, type StageRecord, type UnrepeatedBreach } from './evidence.js';
 import { scenario, type Scenario } from './listen/scenarios.js';
 import { pool } from '../pool.js';
-import { judgeSender, suiteReport } from './runner.js';
+import { judgeSender } from './runner.js';
 import {
   documentsPerRunOf,
   triggerText,
@@ -69,25 +69,26 @@ export async function runSenderConformance(options: SenderConformanceOptions): P
         `cai-conformance-sender-${startedAt.toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}`,
       ),
   );
-  const outcome = await judgeRun(plan, stages, played, context, reproDir);
+  const { results, summary, waiverNotices } = await judgeRun(plan, stages, played, context, reproDir);
   const perRun = documentsPerRunOf(records);
-  return suiteReport(
-    {
-      target: stages.publicBase,
-      interface: options.interface,
-      mock: false,
-      startedAt,
-      signal,
-      reproDir,
-      clock: senderClock(records),
-    },
-    outcome,
-    {
-      role: 'sender',
-      scenarios: [...records, ...generated].map((record) => summariseScenario(record, options.interface, perRun)),
-      ...(options.explore && judgedRelations(plan).size > 0 ? { seed: options.explore.seed } : {}),
-    },
-  );
+  return {
+    ok: summary.failed === 0 && !signal.aborted,
+    version: runVersion(),
+    target: stages.publicBase,
+    interface: options.interface,
+    mock: false,
+    startedAt: startedAt.toISOString(),
+    durationMs: Date.now() - startedAt.getTime(),
+    clock: senderClock(records),
+    summary,
+    checks: results,
+    waivers: waiverNotices,
+    ...(results.some((result) => result.repro) ? { reproDir } : {}),
+    ...(signal.aborted ? { interrupted: true } : {}),
+    role: 'sender',
+    scenarios: [...records, ...generated].map((record) => summariseScenario(record, options.interface, perRun)),
+    ...(options.explore && judgedRelations(plan).size > 0 ? { seed: options.explore.seed } : {}),
+  };
 }
 
 /** What a run played: the scenarios' stages, in the catalogue's order, and the stateful phase's, when it ran. */

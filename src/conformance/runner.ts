@@ -6,13 +6,13 @@
  */
 import { formatCap, NETWORK_CAPS } from '../bounds.js';
 import { errorMessage, optionName } from '../errors.js';
-import { resultBase, namesOf, runVersion, type PlannedCheck } from './catalogue.js';
+import { resultBase, namesOf, type PlannedCheck } from './catalogue.js';
 import { notJudged, type Check, type Outcome, type ReceiverCheck, type SenderCheck } from './check.js';
 import { ms, recordExchange, type Exchange, type SenderEvidence, type StageRecord } from './evidence.js';
 import { pool } from '../pool.js';
 import { ProbeScope } from './probe/scope.js';
 import type { Session } from './probe/session.js';
-import type { CheckResult, Reproduction, StopReport, SuiteReport, SuiteSummary } from './types.js';
+import type { CheckResult, Reproduction, StopReport, SuiteSummary } from './types.js';
 import { isExpired, waiverReport, type Waiver } from './waivers.js';
 import type { InterfaceId } from '../spec/constants.js';
 import { plural } from '../text.js';
@@ -153,13 +153,6 @@ export async function resultOf(
 
 // --- One loop for both roles: plan → gather → judge, each planned check to its result --------------------------
 
-/** A check's outcome, with what it cost and the notes it carries whatever its verdict. */
-interface Judged {
-  outcome: Outcome;
-  measured: Pick<CheckResult, 'durationMs' | 'requests' | 'rateLimitedRetries'>;
-  notes: readonly string[];
-}
-
 interface PlanRun extends RunHooks, JudgeContext {
   concurrency: number;
   /**
@@ -171,8 +164,8 @@ interface PlanRun extends RunHooks, JudgeContext {
   signal: AbortSignal;
   /** Why a check is skipped beyond the plan's reason (a need this run cannot meet), if it is. */
   unmet?(check: Check): string | undefined;
-  /** Gathers a check's evidence (or finds it gathered) and judges it. */
-  judgeOne(check: Check): Promise<Judged>;
+  /** Gathers a check's evidence (or finds it gathered), judges it, and makes the outcome its result (resultOf). */
+  judgeOne(check: Check): Promise<CheckResult>;
 }
 
 /**
@@ -185,7 +178,12 @@ async function runPlan(planned: readonly PlannedCheck[], run: PlanRun) {
   let stopped: StopReport | undefined;
   const halted = () => run.signal.aborted || stopped !== undefined;
   const runOne = async (item: PlannedCheck) => {
-    const result = await resultOfItem(item, run);
+    const skip =
+      item.skipReason ??
+      run.unmet?.(item.check) ??
+      (run.signal.aborted ? 'not run: interrupted before it started' : undefined);
+    if (skip === undefined) run.onStart?.(item.check);
+    const result = skip !== undefined ? skippedResult(item.check, skip) : await run.judgeOne(item.check);
     results.set(item.check.id, result);
     if (result.verdict === 'failed') failures += 1;
     if (stopped === undefined && run.maxFailures !== undefined && failures >= run.maxFailures) {
@@ -225,29 +223,20 @@ async function runPlan(planned: readonly PlannedCheck[], run: PlanRun) {
 /** The results of a run, its waivers' notices and counts, and (`stopped`) whether its failure limit ended it. */
 export type RunOutcome = Awaited<ReturnType<typeof runPlan>>;
 
-async function resultOfItem(item: PlannedCheck, run: PlanRun): Promise<CheckResult> {
-  const { check } = item;
-  const skipReason = item.skipReason ?? run.unmet?.(check);
-  if (skipReason !== undefined || run.signal.aborted)
-    return skippedResult(check, skipReason ?? 'not run: interrupted before it started');
-  run.onStart?.(check);
-  const { outcome, measured, notes } = await run.judgeOne(check);
-  return resultOf(check, outcome, measured, run, notes);
-}
-
 // --- A receiver run: gather by probing, then judge ------------------------------------------------------------
 
-export interface ProbeRunOptions extends RunHooks, JudgeContext, Pick<PlanRun, 'concurrency' | 'maxFailures'> {
+type ProbeRunOptions = Omit<PlanRun, 'signal' | 'unmet' | 'judgeOne'> & {
   /** Gathers the evidence of a sender check run on the callbacks of an Interface A run (run-receiver.ts). */
   gatherCallbacks?: (check: SenderCheck, scope: ProbeScope) => Promise<SenderEvidence | undefined>;
-}
+};
 
 export function runProbes(session: Session, planned: readonly PlannedCheck[], options: ProbeRunOptions) {
+  const judgeOne = (check: Check) => probeCheck(session, check, options);
   return runPlan(planned, {
     ...options,
     signal: session.signal,
     unmet: (check) => unmetNeed(check, session),
-    judgeOne: (check) => probeCheck(session, check, options),
+    judgeOne,
   });
 }
 
@@ -260,7 +249,7 @@ function unmetNeed(check: Check, session: Session): string | undefined {
   return undefined;
 }
 
-async function probeCheck(session: Session, check: Check, options: ProbeRunOptions): Promise<Judged> {
+async function probeCheck(session: Session, check: Check, options: ProbeRunOptions): Promise<CheckResult> {
   const scope = new ProbeScope(session, check);
   const started = performance.now();
   let outcome = await safely(() => gatherAndJudge(check, scope, options));
@@ -273,12 +262,8 @@ async function probeCheck(session: Session, check: Check, options: ProbeRunOptio
           `${scope.rateLimitedRetries} answer(s) of 429 honoured (waited Retry-After and sent again); not counted as failures`,
         ]
       : [];
-  const durationMs = Math.round(performance.now() - started);
-  return {
-    outcome,
-    measured: { durationMs, requests: scope.requests, rateLimitedRetries: scope.rateLimitedRetries },
-    notes,
-  };
+  const measured = { durationMs: Math.round(performance.now() - started), requests: scope.requests };
+  return resultOf(check, outcome, { ...measured, rateLimitedRetries: scope.rateLimitedRetries }, options, notes);
 }
 
 async function gatherAndJudge(check: Check, scope: ProbeScope, options: ProbeRunOptions): Promise<Outcome> {
@@ -319,14 +304,15 @@ export function judgeSender(planned: readonly PlannedCheck[], evidence: SenderEv
           ? silenceOutcome(silent, evidence.waitMs)
           : await safely(() => sender.judge(evidence));
       const measured = outcome.verdict === 'not-judged' ? { durationMs: 0, requests: 0 } : options.measure(sender);
-      return { outcome, measured: { ...measured, rateLimitedRetries: 0 }, notes: options.notesFor?.(sender) ?? [] };
+      const notes = options.notesFor?.(sender) ?? [];
+      return resultOf(sender, outcome, { ...measured, rateLimitedRetries: 0 }, options, notes);
     },
   });
 }
 
 /** The results alone (tests of a judgement). */
-export const judgeSenderChecks = async (...args: Parameters<typeof judgeSender>) =>
-  (await judgeSender(...args)).results;
+export const judgeSenderChecks = (...args: Parameters<typeof judgeSender>) =>
+  judgeSender(...args).then((run) => run.results);
 
 /**
  * Nothing arrived in a scenario: the sender sent nothing, unless cai's own loop was held up longer than it waited (a
@@ -340,40 +326,6 @@ function silenceOutcome(silent: { scenario: string; reason: string; heldMs?: num
       `${text}, but cai's own loop was held up ${ms(silent.heldMs ?? 0)} meanwhile: it may not have read what came`,
     );
   return { verdict: 'failed', expected: `a delivery in scenario ${silent.scenario}`, actual: text };
-}
-
-/** What a run's report says first, in the order every report writes it; then what its role adds (`tail`). */
-export function suiteReport(
-  run: Pick<SuiteReport, 'target' | 'interface' | 'mock' | 'clock'> & {
-    startedAt: Date;
-    signal: AbortSignal;
-    reproDir: string;
-    /** Keys a receiver's report writes before its clock (probeStatus). */
-    head?: Pick<SuiteReport, 'probeStatus'>;
-    /** False when something else than a failure makes the run fail (a refusal diagnosed). */
-    ok?: boolean;
-  },
-  outcome: RunOutcome,
-  tail: Partial<SuiteReport>,
-): SuiteReport {
-  return {
-    ok: outcome.summary.failed === 0 && !run.signal.aborted && run.ok !== false,
-    version: runVersion(),
-    target: run.target,
-    interface: run.interface,
-    mock: run.mock,
-    startedAt: run.startedAt.toISOString(),
-    durationMs: Date.now() - run.startedAt.getTime(),
-    ...run.head,
-    clock: run.clock,
-    summary: outcome.summary,
-    checks: outcome.results,
-    waivers: outcome.waiverNotices,
-    ...(outcome.results.some((result) => result.repro) ? { reproDir: run.reproDir } : {}),
-    ...(run.signal.aborted ? { interrupted: true } : {}),
-    ...(outcome.stopped ? { stopped: outcome.stopped } : {}),
-    ...tail,
-  };
 }
 
 export function summarise(results: readonly CheckResult[]): SuiteSummary {
