@@ -20,8 +20,8 @@ import { Cleanups, credentialsFor, openSession, targetOf } from './receiver-setu
 import { runProbes, summarise, type RunOutcome } from './runner.js';
 import type { PreflightReport, SuiteReport } from './types.js';
 
-export type { ConformanceOptions } from './receiver-options.js';
-import type { ConformanceOptions } from './receiver-options.js';
+export type { ConformanceOptions } from './options.js';
+import type { ConformanceOptions } from './options.js';
 
 /** The skip reason of the stateful phase's checks when it is turned off. */
 export const EXPLORE_OFF = 'the stateful phase is turned off for this run';

@@ -33,10 +33,10 @@ import type { Stages } from './listen/stage.js';
 import { openStages, senderEvidence, summariseScenario, type PlayOptions } from './sender-stages.js';
 import type { SuiteReport } from './types.js';
 
-import type { SenderConformanceOptions } from './sender-options.js';
+import type { SenderConformanceOptions } from './options.js';
 import { plural } from '../text.js';
 
-export type { ScenarioStart, SenderConformanceOptions, SenderRunHooks } from './sender-options.js';
+export type { ScenarioStart, SenderConformanceOptions, SenderRunHooks } from './options.js';
 
 export async function runSenderConformance(options: SenderConformanceOptions): Promise<SuiteReport> {
   const startedAt = new Date();

@@ -15,7 +15,7 @@ import { Recorder, type StageOpening } from './listen/recorder.js';
 import { describeScript, describeScripted, type Scenario, type SenderScenarioId } from './listen/scenarios.js';
 import { playStage, type StagePlay, type Stages } from './listen/stage.js';
 import { startTrigger } from './listen/trigger.js';
-import type { SenderConformanceOptions } from './sender-options.js';
+import type { SenderConformanceOptions } from './options.js';
 import { TRIGGER_EXIT_GRACE_MS } from './tolerances.js';
 import type { ScenarioSummary } from './types.js';
 
