@@ -252,7 +252,7 @@ export const WINDOW_SOURCE: readonly Mutation[] = [
  */
 
 /** The code in another case: upper case, or lower case when it has no lower-case letter; undefined without letters. */
-function otherCase(code: string): string | undefined {
+export function otherCase(code: string): string | undefined {
   const upper = code.toUpperCase();
   if (upper !== code) return upper;
   const lower = code.toLowerCase();
