@@ -26,8 +26,8 @@ import { size } from './checks/receiver/size.js';
 import { timestampWindow } from './checks/receiver/window.js';
 import { attemptChecksA, attemptChecksB, documentKindChecksA, documentKindChecksB } from './checks/sender/attempts.js';
 import { deliveryChecksA, deliveryChecksB } from './checks/sender/deliveries.js';
-import { stateful } from './explore/checks.js';
-import { senderStateChecksA, senderStateChecksB } from './explore/sender-checks.js';
+import { senderStateChecksA, senderStateChecksB, stateful } from './explore/checks.js';
+
 import {
   CALLBACK_SCENARIO_IDS,
   SCENARIO_IDS,

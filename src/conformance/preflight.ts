@@ -9,12 +9,8 @@ import { CaiError, codedError, deliveryError, errorMessage } from '../errors.js'
 import { Headers } from '../spec/constants.js';
 import { interfaceSpec } from '../spec/interfaces.js';
 import { classifyStatus } from '../spec/statuses.js';
-import type { Plan } from './catalogue.js';
 import { EVENTS_RECEIVER, JOBS_RECEIVER } from './checks/receiver/receivers.js';
 import { describeAnswer } from './evidence.js';
-import { diagnosePreflight } from './diagnose/preflight.js';
-import { refusesValid } from './diagnose/refusal.js';
-import type { RefusalDiagnosis } from './diagnose/types.js';
 import { compact, NON_ASCII_TEXT } from './probe/bodies.js';
 import { ProbeScope } from './probe/scope.js';
 import { isAccepted } from './probe/verdict.js';
@@ -54,28 +50,7 @@ export async function sendPreflight(session: Session) {
 }
 
 /** What came back, and the body sent: a diagnosis sends it again, signed otherwise. */
-type Preflight = NonNullable<Awaited<ReturnType<typeof sendPreflight>>>;
-
-/**
- * The first valid request refused (401, 403; any 4xx on A): the diagnosis the run stops with, or undefined when the
- * refusal did not repeat and the checks run.
- */
-export async function diagnoseRefusal(
-  session: Session,
-  preflight: Preflight | undefined,
-  credentials: { secrets: string[]; callbackSecrets: string[] },
-  plan: Plan,
-): Promise<RefusalDiagnosis | undefined> {
-  if (!preflight || !refusesValid(session.config.interface, preflight.status)) return undefined;
-  return diagnosePreflight(session, {
-    interface: session.config.interface,
-    body: preflight.body,
-    refused: preflight.report,
-    secrets: credentials.secrets,
-    ...(credentials.callbackSecrets[0] !== undefined ? { otherSecret: credentials.callbackSecrets[0] } : {}),
-    notRun: plan.planned.filter((item) => item.skipReason === undefined).length,
-  });
-}
+export type Preflight = NonNullable<Awaited<ReturnType<typeof sendPreflight>>>;
 
 /**
  * One unsigned POST of `{}` to the target, whose answer (any) carries its `Date`. On a connection of its own, closed

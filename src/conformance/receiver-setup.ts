@@ -16,7 +16,7 @@ import { interfaceSpec } from '../spec/interfaces.js';
 import type { Plan } from './catalogue.js';
 import { startCallbackListener } from './probe/callbacks.js';
 import { Session } from './probe/session.js';
-import type { ConformanceOptions } from './receiver-options.js';
+import type { ConformanceOptions } from './options.js';
 import {
   DEFAULT_CALLBACK_WAIT_MS,
   DEFAULT_OBSERVE_MS,

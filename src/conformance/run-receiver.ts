@@ -14,13 +14,14 @@ import type { FailureCause, RefusalDiagnosis } from './diagnose/types.js';
 import type { JobStage } from './probe/callbacks.js';
 import type { ProbeScope } from './probe/scope.js';
 import type { Session } from './probe/session.js';
-import { diagnoseRefusal, measureClock, sendPreflight } from './preflight.js';
+import { measureClock, sendPreflight } from './preflight.js';
+import { diagnoseRefusal } from './diagnose/preflight.js';
 import { Cleanups, credentialsFor, openSession, targetOf } from './receiver-setup.js';
 import { runProbes, summarise, type RunOutcome } from './runner.js';
 import type { PreflightReport, SuiteReport } from './types.js';
 
-export type { ConformanceOptions } from './receiver-options.js';
-import type { ConformanceOptions } from './receiver-options.js';
+export type { ConformanceOptions } from './options.js';
+import type { ConformanceOptions } from './options.js';
 
 /** The skip reason of the stateful phase's checks when it is turned off. */
 export const EXPLORE_OFF = 'the stateful phase is turned off for this run';

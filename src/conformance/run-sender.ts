@@ -16,7 +16,7 @@ import type { SenderCheck } from './check.js';
 import { timestampOf, type SenderEvidence, type StageRecord, type UnrepeatedBreach } from './evidence.js';
 import { scenario, type Scenario } from './listen/scenarios.js';
 import { pool } from '../pool.js';
-import { judgeSenderChecks, summarise } from './runner.js';
+import { judgeSender } from './runner.js';
 import {
   documentsPerRunOf,
   triggerText,
@@ -29,15 +29,14 @@ import { SENDER_RUN_CAPS } from '../bounds.js';
 import { WELL_FORMED_TIMESTAMP } from '../spec/model/sender-timing.js';
 import { isStateCheck, judgedRelations } from './explore/setup.js';
 import type { SenderExploration } from './evidence.js';
-import type { Stages } from './listen/stages.js';
+import type { Stages } from './listen/stage.js';
 import { openStages, senderEvidence, summariseScenario, type PlayOptions } from './sender-stages.js';
 import type { SuiteReport } from './types.js';
-import { waiverReport } from './waivers.js';
 
-import type { SenderConformanceOptions } from './sender-options.js';
+import type { SenderConformanceOptions } from './options.js';
 import { plural } from '../text.js';
 
-export type { ScenarioStart, SenderConformanceOptions, SenderRunHooks } from './sender-options.js';
+export type { ScenarioStart, SenderConformanceOptions, SenderRunHooks } from './options.js';
 
 export async function runSenderConformance(options: SenderConformanceOptions): Promise<SuiteReport> {
   const startedAt = new Date();
@@ -70,8 +69,7 @@ export async function runSenderConformance(options: SenderConformanceOptions): P
         `cai-conformance-sender-${startedAt.toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}`,
       ),
   );
-  const results = await judgeRun(plan, stages, played, context, reproDir);
-  const summary = summarise(results);
+  const { results, summary, waiverNotices } = await judgeRun(plan, stages, played, context, reproDir);
   const perRun = documentsPerRunOf(records);
   return {
     ok: summary.failed === 0 && !signal.aborted,
@@ -84,12 +82,7 @@ export async function runSenderConformance(options: SenderConformanceOptions): P
     clock: senderClock(records),
     summary,
     checks: results,
-    waivers: waiverReport(
-      options.waivers ?? [],
-      results,
-      plan.planned.map((item) => item.check.id),
-      Date.now(),
-    ),
+    waivers: waiverNotices,
     ...(results.some((result) => result.repro) ? { reproDir } : {}),
     ...(signal.aborted ? { interrupted: true } : {}),
     role: 'sender',
@@ -182,7 +175,7 @@ function judgeRun(plan: Plan, stages: Stages, played: PlayedRun, context: PlayOp
     isStateCheck(check.id)
       ? generated
       : records.filter((record) => (check.scenarios as readonly string[]).includes(record.scenario.id));
-  return judgeSenderChecks(plan.planned, evidence, {
+  return judgeSender(plan.planned, evidence, {
     waivers: context.waivers ?? [],
     now: Date.now(),
     ...(reproduce ? { reproduce } : {}),

@@ -151,38 +151,51 @@ export async function resultOf(
   return result;
 }
 
-// --- A receiver run: gather by probing, then judge ------------------------------------------------------------
+// --- One loop for both roles: plan → gather → judge, each planned check to its result --------------------------
 
-export interface ProbeRunOptions extends RunHooks, JudgeContext {
+interface PlanRun extends RunHooks, JudgeContext {
   concurrency: number;
   /**
    * Start no new check once this many must checks have failed (`--fail-fast` is 1, `--max-failures N`); the checks
    * in flight finish, the rest are reported as skipped with the reason.
    */
   maxFailures?: number;
-  /** Gathers the evidence of a sender check run on the callbacks of an Interface A run (run-receiver.ts). */
-  gatherCallbacks?: (check: SenderCheck, scope: ProbeScope) => Promise<SenderEvidence | undefined>;
+  /** Aborted: no new check starts (Ctrl-C). */
+  signal: AbortSignal;
+  /** Why a check is skipped beyond the plan's reason (a need this run cannot meet), if it is. */
+  unmet?(check: Check): string | undefined;
+  /** Gathers a check's evidence (or finds it gathered), judges it, and makes the outcome its result (resultOf). */
+  judgeOne(check: Check): Promise<CheckResult>;
 }
 
-export async function runProbes(session: Session, planned: readonly PlannedCheck[], options: ProbeRunOptions) {
+/**
+ * Each planned check to its result: the concurrent ones with a bounded pool, then the exclusive ones alone; the
+ * results in the plan's order, with the waivers' notices and counts.
+ */
+async function runPlan(planned: readonly PlannedCheck[], run: PlanRun) {
   const results = new Map<string, CheckResult>();
   let failures = 0;
   let stopped: StopReport | undefined;
-  const halted = () => session.signal.aborted || stopped !== undefined;
+  const halted = () => run.signal.aborted || stopped !== undefined;
   const runOne = async (item: PlannedCheck) => {
-    const result = await probeCheck(session, item, options);
+    const skip =
+      item.skipReason ??
+      run.unmet?.(item.check) ??
+      (run.signal.aborted ? 'not run: interrupted before it started' : undefined);
+    if (skip === undefined) run.onStart?.(item.check);
+    const result = skip !== undefined ? skippedResult(item.check, skip) : await run.judgeOne(item.check);
     results.set(item.check.id, result);
     if (result.verdict === 'failed') failures += 1;
-    if (stopped === undefined && options.maxFailures !== undefined && failures >= options.maxFailures) {
-      stopped = { after: result.id, failures, limit: options.maxFailures };
+    if (stopped === undefined && run.maxFailures !== undefined && failures >= run.maxFailures) {
+      stopped = { after: result.id, failures, limit: run.maxFailures };
     }
-    options.onFinish?.(result);
+    run.onFinish?.(result);
   };
   const concurrent = planned.filter((item) => item.skipReason !== undefined || !item.check.exclusive);
   const exclusive = planned
     .filter((item) => item.skipReason === undefined && item.check.exclusive)
     .sort((a, b) => Number(a.check.exclusive === 'last') - Number(b.check.exclusive === 'last'));
-  await pool(concurrent, Math.max(1, options.concurrency), runOne, halted);
+  await pool(concurrent, Math.max(1, run.concurrency), runOne, halted);
   for (const item of exclusive) {
     if (halted()) break;
     await runOne(item);
@@ -197,18 +210,35 @@ export async function runProbes(session: Session, planned: readonly PlannedCheck
   return {
     results: ordered,
     waiverNotices: waiverReport(
-      options.waivers,
+      run.waivers,
       ordered,
       planned.flatMap((item) => namesOf(item.check)),
-      options.now,
+      run.now,
     ),
     summary: summarise(ordered),
     ...(stopped ? { stopped } : {}),
   };
 }
 
-/** The results of a receiver run, its waivers' notices and counts, and (`stopped`) whether its failure limit ended it. */
-export type RunOutcome = Awaited<ReturnType<typeof runProbes>>;
+/** The results of a run, its waivers' notices and counts, and (`stopped`) whether its failure limit ended it. */
+export type RunOutcome = Awaited<ReturnType<typeof runPlan>>;
+
+// --- A receiver run: gather by probing, then judge ------------------------------------------------------------
+
+type ProbeRunOptions = Omit<PlanRun, 'signal' | 'unmet' | 'judgeOne'> & {
+  /** Gathers the evidence of a sender check run on the callbacks of an Interface A run (run-receiver.ts). */
+  gatherCallbacks?: (check: SenderCheck, scope: ProbeScope) => Promise<SenderEvidence | undefined>;
+};
+
+export function runProbes(session: Session, planned: readonly PlannedCheck[], options: ProbeRunOptions) {
+  const judgeOne = (check: Check) => probeCheck(session, check, options);
+  return runPlan(planned, {
+    ...options,
+    signal: session.signal,
+    unmet: (check) => unmetNeed(check, session),
+    judgeOne,
+  });
+}
 
 /** What a check needs beyond the target, when the run does not have it: the reason it is skipped. */
 function unmetNeed(check: Check, session: Session): string | undefined {
@@ -219,12 +249,7 @@ function unmetNeed(check: Check, session: Session): string | undefined {
   return undefined;
 }
 
-async function probeCheck(session: Session, item: PlannedCheck, options: ProbeRunOptions): Promise<CheckResult> {
-  const { check } = item;
-  const skipReason = item.skipReason ?? unmetNeed(check, session);
-  if (skipReason !== undefined || session.signal.aborted)
-    return skippedResult(check, skipReason ?? 'not run: interrupted before it started');
-  options.onStart?.(check);
+async function probeCheck(session: Session, check: Check, options: ProbeRunOptions): Promise<CheckResult> {
   const scope = new ProbeScope(session, check);
   const started = performance.now();
   let outcome = await safely(() => gatherAndJudge(check, scope, options));
@@ -237,17 +262,8 @@ async function probeCheck(session: Session, item: PlannedCheck, options: ProbeRu
           `${scope.rateLimitedRetries} answer(s) of 429 honoured (waited Retry-After and sent again); not counted as failures`,
         ]
       : [];
-  return resultOf(
-    check,
-    outcome,
-    {
-      durationMs: Math.round(performance.now() - started),
-      requests: scope.requests,
-      rateLimitedRetries: scope.rateLimitedRetries,
-    },
-    options,
-    notes,
-  );
+  const measured = { durationMs: Math.round(performance.now() - started), requests: scope.requests };
+  return resultOf(check, outcome, { ...measured, rateLimitedRetries: scope.rateLimitedRetries }, options, notes);
 }
 
 async function gatherAndJudge(check: Check, scope: ProbeScope, options: ProbeRunOptions): Promise<Outcome> {
@@ -273,31 +289,30 @@ export interface SenderJudgeOptions extends JudgeContext {
   notesFor?(check: SenderCheck): string[];
 }
 
-export async function judgeSenderChecks(
-  planned: readonly PlannedCheck[],
-  evidence: SenderEvidence,
-  options: SenderJudgeOptions,
-): Promise<CheckResult[]> {
-  const results: CheckResult[] = [];
-  for (const item of planned) {
-    const check = item.check as SenderCheck;
-    if (item.skipReason !== undefined) {
-      results.push(skippedResult(check, item.skipReason));
-      continue;
-    }
-    const silent = options.silent(check);
-    const outcome: Outcome = !options.complete(check)
-      ? { verdict: 'not-judged', expected: '-', actual: 'interrupted before its scenarios were done' }
-      : silent
-        ? silenceOutcome(silent, evidence.waitMs)
-        : await safely(() => check.judge(evidence));
-    const measured = outcome.verdict === 'not-judged' ? { durationMs: 0, requests: 0 } : options.measure(check);
-    results.push(
-      await resultOf(check, outcome, { ...measured, rateLimitedRetries: 0 }, options, options.notesFor?.(check) ?? []),
-    );
-  }
-  return results;
+/** Judges each planned check, one at a time, after the run: an interrupted run's complete checks are judged too. */
+export function judgeSender(planned: readonly PlannedCheck[], evidence: SenderEvidence, options: SenderJudgeOptions) {
+  return runPlan(planned, {
+    ...options,
+    concurrency: 1,
+    signal: new AbortController().signal,
+    judgeOne: async (check) => {
+      const sender = check as SenderCheck;
+      const silent = options.silent(sender);
+      const outcome: Outcome = !options.complete(sender)
+        ? { verdict: 'not-judged', expected: '-', actual: 'interrupted before its scenarios were done' }
+        : silent
+          ? silenceOutcome(silent, evidence.waitMs)
+          : await safely(() => sender.judge(evidence));
+      const measured = outcome.verdict === 'not-judged' ? { durationMs: 0, requests: 0 } : options.measure(sender);
+      const notes = options.notesFor?.(sender) ?? [];
+      return resultOf(sender, outcome, { ...measured, rateLimitedRetries: 0 }, options, notes);
+    },
+  });
 }
+
+/** The results alone (tests of a judgement). */
+export const judgeSenderChecks = (...args: Parameters<typeof judgeSender>) =>
+  judgeSender(...args).then((run) => run.results);
 
 /**
  * Nothing arrived in a scenario: the sender sent nothing, unless cai's own loop was held up longer than it waited (a

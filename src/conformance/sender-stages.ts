@@ -1,5 +1,5 @@
 /**
- * The stages of a sender run (listen/stages.ts), opened: one listener and its recorder, each stage on a path of its
+ * The stages of a sender run (listen/stage.ts), opened: one listener and its recorder, each stage on a path of its
  * own, played by starting the trigger (or telling a person) and waiting until it is over, and summarised for the
  * report. What the scenarios (run-sender.ts) and the stateful phase (explore/sender.ts) share besides: the evidence
  * a set of stages makes, and which of its terms a stage's timing decides.
@@ -13,10 +13,9 @@ import { attemptEventId, type SenderEvidence, type StageRecord } from './evidenc
 import { startListener } from '../http/listener.js';
 import { Recorder, type StageOpening } from './listen/recorder.js';
 import { describeScript, describeScripted, type Scenario, type SenderScenarioId } from './listen/scenarios.js';
-import { playStage } from './listen/stage.js';
-import type { StageOptions, Stages } from './listen/stages.js';
+import { playStage, type StagePlay, type Stages } from './listen/stage.js';
 import { startTrigger } from './listen/trigger.js';
-import type { SenderConformanceOptions } from './sender-options.js';
+import type { SenderConformanceOptions } from './options.js';
 import { TRIGGER_EXIT_GRACE_MS } from './tolerances.js';
 import type { ScenarioSummary } from './types.js';
 
@@ -96,7 +95,7 @@ interface StageContext extends PlayOptions {
  * delivery settled, nothing more for --observe, the trigger exited; at the latest SENDER_RUN_CAPS.stageWaits ×
  * --wait after it started. A trigger that fails before any attempt ends the stage at once.
  */
-async function playStageOf(entry: Scenario, stage: StageOptions, context: StageContext): Promise<StageRecord> {
+async function playStageOf(entry: Scenario, stage: StagePlay, context: StageContext): Promise<StageRecord> {
   const { recorder, signal } = context;
   const startedMono = performance.now();
   const record = recorder.open(

@@ -10,14 +10,9 @@ import {
   EVENT_ID_PAST_LIMIT,
   JOB_ENUMERATIONS,
 } from '../../src/conformance/probe/mutations-document.js';
-import { identityVariants } from '../../src/conformance/probe/mutations-identity.js';
-import { AT_THE_LIMIT, OVER_THE_LIMIT } from '../../src/conformance/probe/mutations-limits.js';
-import {
-  DIGEST,
-  DIGEST_LENGTH,
-  SIGNATURE_SPELLING,
-  SIGNED_STRING,
-} from '../../src/conformance/probe/mutations-signature.js';
+import { identityVariants } from '../../src/conformance/probe/mutations.js';
+import { AT_THE_LIMIT, OVER_THE_LIMIT } from '../../src/conformance/probe/mutations.js';
+import { DIGEST, DIGEST_LENGTH, SIGNATURE_SPELLING, SIGNED_STRING } from '../../src/conformance/probe/mutations.js';
 import {
   TIMESTAMP_FORM,
   WINDOW_FUTURE_INSIDE,
@@ -25,7 +20,7 @@ import {
   WINDOW_PAST_INSIDE,
   WINDOW_PAST_OUTSIDE,
   WINDOW_SOURCE,
-} from '../../src/conformance/probe/mutations-timestamp.js';
+} from '../../src/conformance/probe/mutations.js';
 import {
   damagedSignature,
   otherSignedString,

@@ -20,15 +20,10 @@ import {
   ORIGIN_CHANNEL_MISSES,
   OUTCOME_MISSES,
 } from '../../src/conformance/probe/mutations-document.js';
-import { identityVariants } from '../../src/conformance/probe/mutations-identity.js';
-import { AT_THE_LIMIT, OVER_THE_LIMIT } from '../../src/conformance/probe/mutations-limits.js';
+import { identityVariants } from '../../src/conformance/probe/mutations.js';
+import { AT_THE_LIMIT, OVER_THE_LIMIT } from '../../src/conformance/probe/mutations.js';
 import type { Mutation } from '../../src/conformance/probe/mutations.js';
-import {
-  DIGEST,
-  DIGEST_LENGTH,
-  SIGNATURE_SPELLING,
-  SIGNED_STRING,
-} from '../../src/conformance/probe/mutations-signature.js';
+import { DIGEST, DIGEST_LENGTH, SIGNATURE_SPELLING, SIGNED_STRING } from '../../src/conformance/probe/mutations.js';
 import {
   TIMESTAMP_FORM,
   WINDOW_FUTURE_INSIDE,
@@ -36,7 +31,7 @@ import {
   WINDOW_PAST_INSIDE,
   WINDOW_PAST_OUTSIDE,
   WINDOW_SOURCE,
-} from '../../src/conformance/probe/mutations-timestamp.js';
+} from '../../src/conformance/probe/mutations.js';
 import type { RequestRecipe } from '../../src/conformance/probe/recipe.js';
 import { modelRequestOf, ProbeScope } from '../../src/conformance/probe/scope.js';
 import { Session } from '../../src/conformance/probe/session.js';

@@ -24,7 +24,7 @@ import {
 } from '../common/options.js';
 import { addTlsOptions, type PlainHttpFlags, type ServerTlsFlags } from '../common/transport-options.js';
 import type { TransportFlags } from '../../http/transport.js';
-import type { ConformanceOptions } from '../../conformance/receiver-options.js';
+import type { ConformanceOptions } from '../../conformance/options.js';
 import type { ReportFlags } from './report.js';
 
 /** The flags of the sender role (`cai conformance run --role sender`). */
@@ -41,7 +41,7 @@ export interface RunOptions
     ReportFlags,
     PlainHttpFlags,
     Pick<TransportFlags, 'ca' | 'insecure' | 'proxy'>,
-    // The flags the engine takes as they are (src/conformance/receiver-options.ts).
+    // The flags the engine takes as they are (src/conformance/options.ts).
     Pick<ConformanceOptions, 'mock' | 'branchCode' | 'leadId' | 'callbackListen' | 'callbackUrl' | 'reproDir'>,
     Pick<ConformanceOptions, 'sourceAddress' | 'maxFailures'>,
     // The receiver's address (`--to`; `--target` is its other name, src/commands/common/target-alias.ts).

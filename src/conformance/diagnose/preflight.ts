@@ -7,23 +7,33 @@ import type { InterfaceId } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import { SIGNATURE_WINDOW_SECONDS } from '../../spec/constants.js';
 import type { Session } from '../probe/session.js';
-import { diagnoseSignature, type RefusalInput } from './refusal.js';
+import { diagnoseSignature, refusesValid, type RefusalInput } from './refusal.js';
+import type { Plan } from '../catalogue.js';
+import type { Preflight } from '../preflight.js';
 import type { RefusalDiagnosis, SignatureFinding } from './types.js';
 import { optionName } from '../../errors.js';
 import { asObject, jsonValueOf } from '../../spec/json.js';
 
-interface PreflightRefusal extends RefusalInput {
-  /** What the first request got, and what the spec expects. */
-  refused: RefusalDiagnosis['refused'];
-  /** The checks the run would have judged. */
-  notRun: number;
-}
+type PreflightRefusal = RefusalInput & { refused: RefusalDiagnosis['refused'] };
 
-/** The diagnosis the run stops with; undefined when the refusal did not repeat (the run goes on). */
-export async function diagnosePreflight(
+/**
+ * The first valid request refused (401, 403; any 4xx on A): the diagnosis the run stops with, or undefined when the
+ * refusal did not repeat and the checks run.
+ */
+export async function diagnoseRefusal(
   session: Session,
-  refusal: PreflightRefusal,
+  preflight: Preflight | undefined,
+  credentials: { secrets: string[]; callbackSecrets: string[] },
+  plan: Plan,
 ): Promise<RefusalDiagnosis | undefined> {
+  if (!preflight || !refusesValid(session.config.interface, preflight.status)) return undefined;
+  const refusal: PreflightRefusal = {
+    interface: session.config.interface,
+    body: preflight.body,
+    refused: preflight.report,
+    secrets: credentials.secrets,
+    ...(credentials.callbackSecrets[0] !== undefined ? { otherSecret: credentials.callbackSecrets[0] } : {}),
+  };
   const finding = await diagnoseSignature(session, refusal);
   if (finding === undefined) return undefined;
   const clockKnown = session.clock.offsetSeconds !== null;
@@ -41,7 +51,8 @@ export async function diagnosePreflight(
     remaining: finding.cause
       ? []
       : withCallbackCause(remainingCauses(session, refusal.interface, finding, clockKnown), refusal),
-    notRun: refusal.notRun,
+    // The checks the run would have judged.
+    notRun: plan.planned.filter((item) => item.skipReason === undefined).length,
   };
 }
 

@@ -1,15 +1,29 @@
 /**
- * The checks of the stateful phase: one per relation of the model (src/spec/model/relations.ts), each judged on the
- * same generated conversations (./receiver.ts, run once per run and shared). A relation passes on the evidence of
- * the requests that bore on it, fails with the shortest conversation that breaks it (replayed by its seed and path),
- * and is not judged when no request bore on it. On by default; run alone, after the other checks.
+ * The checks of the stateful phases: one per relation of a model, each judged on the same generated conversations,
+ * run once per run and shared. Against a receiver (src/spec/model/relations.ts; ./receiver.ts), a relation passes on
+ * the evidence of the requests that bore on it; against a sender (S1–S7, src/spec/model/sender-relations.ts;
+ * ./sender.ts: answer scripts played to the sender through the trigger), on the findings the model kept. Either
+ * fails with the shortest conversation that breaks it (replayed by its seed and path), and is not judged when
+ * nothing bore on it. On by default; a receiver's run alone, after the other checks.
  *
  * This module loads no fast-check: the phase, which does, is imported when one of these checks runs.
  */
+import type { InterfaceId } from '../../spec/constants.js';
+import { interfaceSpec } from '../../spec/interfaces.js';
 import { receiverRelations, type ReceiverRelationId, type Relation } from '../../spec/model/relations.js';
-import { defineCheck, failed, notJudged, type Outcome, type ReceiverCheck } from '../check.js';
+import { senderRelations, type SenderRelationId } from '../../spec/model/sender-relations.js';
+import {
+  defineCheck,
+  defineSenderCheck,
+  failed,
+  notJudged,
+  type Outcome,
+  type ReceiverCheck,
+  type SenderCheck,
+} from '../check.js';
 import { EVENTS_RECEIVER, JOBS_RECEIVER, type ByInterface, type Receiver } from '../checks/receiver/receivers.js';
-import { describeAnswer } from '../evidence.js';
+import { describeAnswer, type SenderEvidence, type SenderExploration } from '../evidence.js';
+import { describeConversation, describeScripted } from '../listen/scenarios.js';
 import type { ProbeScope } from '../probe/scope.js';
 import {
   judgedIds,
@@ -122,3 +136,47 @@ function stateChecks(receiver: Receiver): ReceiverCheck[] {
 }
 
 export const stateful: ByInterface = { B: stateChecks(EVENTS_RECEIVER), A: stateChecks(JOBS_RECEIVER) };
+
+export function judgeSenderRelation(
+  relation: Relation & { id: SenderRelationId },
+  iface: InterfaceId,
+  exploration: SenderExploration | undefined,
+): Outcome {
+  if (!exploration) return notJudged('the stateful phase did not run');
+  const shrunk = exploration.failures[relation.id];
+  const notes = [runNote(exploration, `${exploration.attempts} attempts`)];
+  if (shrunk) {
+    const seen = seenOnce(shrunk, 'played');
+    const attempts = shrunk.record.attempts.map(
+      (attempt) =>
+        `${attempt.number}. +${Math.round(attempt.arrivedMono - shrunk.record.startedMono)} ms event_id ${JSON.stringify(String(attempt.key).replace(/^id:/, '').slice(0, 60))} → ${describeScripted(attempt.answer, iface)}${attempt.unheard ? ' (not heard: the sender closed first)' : ''}`,
+    );
+    const outcome = failed(
+      relation.title,
+      `answered ${describeConversation(shrunk.scripts, iface)}: ${shrunk.actual}${seen}`,
+      { attempts: shrunk.record.attempts.slice(-20) },
+      [`${shortestFound(exploration, shrunk)}; its attempts:`, ...attempts.slice(0, 20), ...notes],
+    );
+    return {
+      ...outcome,
+      ...(shrunk.should ? { level: 'should' as const } : {}),
+      ...replayOf(exploration, shrunk),
+    };
+  }
+  const bore = (count: number) => `${plural(count, 'finding')} of the model bore on it, each as it allows`;
+  return unbroken(exploration, relation, 'conversation', bore, notes);
+}
+
+/** `BS-STATE-001` …, in relation order. */
+function senderStateChecks(iface: InterfaceId): SenderCheck[] {
+  return senderRelations(iface).map((relation, index) =>
+    defineSenderCheck({
+      ...stateCheckRow(interfaceSpec(iface).senderCheckPrefix, iface, relation, index),
+      scenarios: [],
+      judge: (evidence: SenderEvidence) => judgeSenderRelation(relation, iface, evidence.exploration),
+    }),
+  );
+}
+
+export const senderStateChecksB = senderStateChecks('B');
+export const senderStateChecksA = senderStateChecks('A');

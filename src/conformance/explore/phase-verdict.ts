@@ -1,5 +1,5 @@
 /**
- * What the stateful phases of both roles share, a receiver's (./checks.ts) and a sender's (./sender-checks.ts): the
+ * What the stateful phases of both roles share, their explorers' and their checks' (./checks.ts): the
  * count of conversations, the note on the run, the heading of the shortest conversation that broke a relation and the
  * replay it carries, and the verdict on a relation nothing broke: passed on what bore on it, not judged without it.
  */

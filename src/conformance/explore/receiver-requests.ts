@@ -5,6 +5,7 @@
  * it goes on the wire.
  */
 import { compact, escapedField, looseLayout, reversedKeys, type Doc } from '../probe/bodies.js';
+import { otherCase } from '../probe/mutations.js';
 import type { RequestRecipe } from '../probe/recipe.js';
 import type { ProbeScope } from '../probe/scope.js';
 
@@ -105,12 +106,6 @@ export function malformedBody(body: Buffer, how: Malformed, at: number): Buffer 
   return MALFORMS[how][1](body, body.toString('utf8'), at);
 }
 
-/** Another case of the identity, or one character more where it has no case. */
-function otherCase(identity: string): string {
-  if (identity.toUpperCase() !== identity) return identity.toUpperCase();
-  return identity.toLowerCase() !== identity ? identity.toLowerCase() : `${identity}X`;
-}
-
 /** What is wrong with a request's credentials (§5, §4.1, §4.2). */
 const FORGERY_WAYS = {
   'wrong-secret': [
@@ -134,7 +129,13 @@ const FORGERY_WAYS = {
   ],
   'identity-case': [
     'the identity header in another case',
-    (scope) => ({ identity: { kind: 'value', value: otherCase(scope.session.config.identity) } }),
+    // Another case of the identity, or one character more where it has no case.
+    (scope) => ({
+      identity: {
+        kind: 'value',
+        value: otherCase(scope.session.config.identity) ?? `${scope.session.config.identity}X`,
+      },
+    }),
   ],
   'no-identity': ['without the identity header', () => ({ identity: { kind: 'none' } })],
   'damaged-digest': [

@@ -288,16 +288,20 @@ interface Built {
   text: string;
 }
 
+/** What a refusal was for, as relations, the one a wrong answer to it breaks first (none: the document's schema). */
+function refusalRelations(expected: Expectation): ReceiverRelationId[] {
+  const kinds = new Set(expected.facts.faults.map((fault) => fault.kind));
+  return [
+    ...(kinds.has('authentication') || kinds.has('header') ? (['authentication'] as const) : []),
+    ...(kinds.has('too-large') ? (['size'] as const) : []),
+    ...(kinds.has('schema') ? (['schema'] as const) : []),
+  ];
+}
+
 /** The relations a request bore on: what its answer is evidence of. */
 function bearsOn(expected: Expectation, wasRefused: boolean): ReceiverRelationId[] {
+  if (expected.standing === 'refused') return ['answer', ...refusalRelations(expected)];
   const relations: ReceiverRelationId[] = ['answer'];
-  if (expected.standing === 'refused') {
-    const kinds = new Set(expected.facts.faults.map((fault) => fault.kind));
-    if (kinds.has('authentication') || kinds.has('header')) relations.push('authentication');
-    if (kinds.has('schema')) relations.push('schema');
-    if (kinds.has('too-large')) relations.push('size');
-    return relations;
-  }
   if (expected.facts.open.some((point) => point.id === 'job-schema')) relations.push('schema');
   if (expected.standing === 'repeat') relations.push('repeat');
   if (expected.standing === 'new') relations.push('accept', wasRefused ? 'no-trace' : 'distinct');
@@ -318,23 +322,12 @@ function toRelation(
 }
 
 function relationOf(breach: Breach, expected: Expectation, wasRefused: boolean): ReceiverRelationId {
-  switch (breach.term) {
-    case 'repeat':
-      return 'repeat';
-    case 'new':
-      return wasRefused ? 'no-trace' : 'distinct';
-    case 'outcome':
-      if (expected.standing === 'refused') {
-        const kinds = new Set(expected.facts.faults.map((fault) => fault.kind));
-        if (kinds.has('authentication') || kinds.has('header')) return 'authentication';
-        if (kinds.has('too-large')) return 'size';
-        return 'schema';
-      }
-      if (expected.facts.open.some((point) => point.id === 'job-schema')) return 'schema';
-      return expected.standing === 'repeat' ? 'repeat' : 'accept';
-    default:
-      return 'answer';
-  }
+  if (breach.term === 'repeat') return 'repeat';
+  if (breach.term === 'new') return wasRefused ? 'no-trace' : 'distinct';
+  if (breach.term !== 'outcome') return 'answer';
+  if (expected.standing === 'refused') return refusalRelations(expected)[0] ?? 'schema';
+  if (expected.facts.open.some((point) => point.id === 'job-schema')) return 'schema';
+  return expected.standing === 'repeat' ? 'repeat' : 'accept';
 }
 
 /** Exchanges sent at once that carry one event_id, grouped (groups of two or more). */

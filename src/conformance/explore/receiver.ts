@@ -17,7 +17,6 @@ import type { ReceiverRelationId } from '../../spec/model/relations.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
 import type { PhaseExploration, Shrinking } from '../evidence.js';
 import type { Session } from '../probe/session.js';
-import { pool } from '../../pool.js';
 import {
   ConversationRunner,
   RelationBroken,
@@ -26,7 +25,7 @@ import {
   type StepRecord,
 } from './receiver-run.js';
 import { applyChange } from '../generate/mutations.js';
-import { drawLazily, replayOnce } from './draw.js';
+import { drawLazily, explorePass, replayOnce } from './draw.js';
 import { countConversation, explorationOf, unconfirmed } from './phase-verdict.js';
 import { ID_TRANSFORMS, MALFORMED } from './receiver-requests.js';
 import { stepArbitraries, type Step, type StepContext } from './receiver-steps.js';
@@ -211,19 +210,14 @@ export async function exploreReceiver(target: ExploreTarget): Promise<Exploratio
   }
 
   // 1. Explore: the coverage conversation, then the drawn ones, until the budget is spent.
-  const coverage = { index: -1, steps: coverageSteps(context, sizeLimit, setup.seed) };
-  function* conversations(): Generator<{ index: number; steps: Step[] }> {
-    yield coverage;
-    let index = 0;
-    for (const commands of drawLazily(phase.arbitrary, setup.seed, setup.maxConversations))
-      yield { index: index++, steps: stepsOf(commands) };
-  }
+  const coverage = coverageSteps(context, sizeLimit, setup.seed);
   const deadline = started + setup.timeLimitMs;
-  const spent = () => exploration.requests >= setup.requests || Date.now() >= deadline || session.signal.aborted;
-  await pool(
-    conversations(),
-    setup.concurrency,
-    async ({ index, steps }) => {
+  await explorePass({
+    fixed: [coverage],
+    drawn: drawLazily(phase.arbitrary.map(stepsOf), setup.seed, setup.maxConversations),
+    concurrency: setup.concurrency,
+    spent: () => exploration.requests >= setup.requests || Date.now() >= deadline || session.signal.aborted,
+    play: async (index, steps) => {
       // The budget bounds the drawn conversations under way too: past it each stops after its current step, a crowd
       // after its current wave (a rate-limited receiver's waits made a 20 s budget 44 s); what it sent is judged as it
       // ran. The coverage conversation, the evidence of every relation, is always played whole.
@@ -236,15 +230,14 @@ export async function exploreReceiver(target: ExploreTarget): Promise<Exploratio
       tally(exploration, conversation.result);
       noteFirstBroken(firstBroken, target.relations, index, conversation.result);
     },
-    spent,
-  );
+  });
   exploration.timedOut = Date.now() >= deadline && exploration.requests < setup.requests;
 
   // 2 and 3. Shrink and confirm each relation broken; the coverage conversation, which fast-check did not draw, is
   // confirmed as it is, without shrinking.
   for (const [relation, first] of firstBroken) {
     if (session.signal.aborted) break;
-    if (first.index < 0) exploration.failures[relation] = await confirm(phase, coverage.steps, first.breach);
+    if (first.index < 0) exploration.failures[relation] = await confirm(phase, coverage, first.breach);
     else await shrinkAndConfirm(phase, new Set([relation]), { ...first, path: String(first.index) });
   }
   exploration.durationMs = Date.now() - started;

@@ -29,16 +29,14 @@ import {
   TIMED_TERMS,
   type SenderFinding,
 } from '../checks/sender/judging.js';
-import { error, rateLimited, type Scenario, type ScriptedAnswer } from '../listen/scenarios.js';
-import { pool } from '../../pool.js';
-import { drawLazily, replayOnce } from './draw.js';
-import type { Stages } from '../listen/stages.js';
+import { describeConversation, error, rateLimited, type Scenario, type ScriptedAnswer } from '../listen/scenarios.js';
+import { drawLazily, explorePass, replayOnce } from './draw.js';
+import type { Stages } from '../listen/stage.js';
 import type { SenderEvidence, SenderExploration, SenderShrunk, StageRecord } from '../evidence.js';
 import { senderEvidence } from '../sender-stages.js';
 import { senderRelations, type SenderRelationId } from '../../spec/model/sender-relations.js';
 import { countConversation, explorationOf, judgedIds, unconfirmed } from './phase-verdict.js';
-import { describeConversation, senderExploreSetup } from './sender-checks.js';
-import type { ExploreRequest, ExploreSetup } from './setup.js';
+import { senderExploreSetup, type ExploreRequest, type ExploreSetup } from './setup.js';
 
 type Conversation = ScriptedAnswer[][];
 
@@ -200,34 +198,23 @@ export async function exploreSender(target: SenderExploreTarget): Promise<Sender
     return exploration;
   }
 
-  // 1. Explore: the fixed conversations, then the drawn ones, until the budget is spent.
-  const fixed = COVERAGE.map((conversation, index, all) => ({ index: index - all.length, conversation }));
-  function* conversations() {
-    yield* fixed;
-    let index = 0;
-    for (const conversation of drawLazily(phase.arbitrary, setup.seed, setup.conversations))
-      yield { index: index++, conversation };
-  }
+  // 1. Explore: the fixed conversations, then the drawn ones, until the budget is spent. The first fixed one times
+  // the waits of backoff: alone, as the timed scenario, so that the sender's own timers are not held up by the others.
   const deadline = performance.now() + setup.timeLimitMs;
   const firstBroken = new Map<SenderRelationId, FirstBroken>();
-  const explore = async ({ index, conversation }: (typeof fixed)[number]) => {
-    const played = await phase.play(conversation, deadline + target.waitMs / 2, true);
-    noteFirstBroken(firstBroken, phase.judged, { index, conversation, played });
-  };
-  // The first fixed conversation times the waits of backoff: alone, as the timed scenario, so that the sender's own
-  // timers are not held up by the runs of the others.
-  const queue = conversations();
-  const timed = queue.next();
-  if (!timed.done) await explore(timed.value);
-  target.alonePlayed?.();
-  await pool(
-    { [Symbol.iterator]: () => queue },
-    setup.concurrency,
-    explore,
-    () => performance.now() >= deadline || target.signal.aborted,
-  );
+  await explorePass({
+    fixed: COVERAGE,
+    drawn: drawLazily(phase.arbitrary, setup.seed, setup.conversations),
+    concurrency: setup.concurrency,
+    spent: () => performance.now() >= deadline || target.signal.aborted,
+    alone: () => target.alonePlayed?.(),
+    play: async (index, conversation) => {
+      const played = await phase.play(conversation, deadline + target.waitMs / 2, true);
+      noteFirstBroken(firstBroken, phase.judged, { index, conversation, played });
+    },
+  });
   exploration.timedOut =
-    performance.now() >= deadline && exploration.conversations < fixed.length + setup.conversations;
+    performance.now() >= deadline && exploration.conversations < COVERAGE.length + setup.conversations;
 
   // 2 and 3. Shrink and confirm each relation broken, a must one first, within one budget of time for them all.
   const shrinkUntil = performance.now() + setup.shrinkTimeMs;

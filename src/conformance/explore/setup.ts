@@ -52,19 +52,39 @@ export function exploreSetup(
 ) {
   const caps = EXPLORE_CAPS.receiver[iface];
   const requests = request.requests ?? caps.defaultRequests;
+  const { conversations: _, ...shared } = senderExploreSetup(
+    iface,
+    { ...request, seed: request.seed ?? randomSeed() },
+    concurrency,
+  );
   return {
-    seed: request.seed ?? randomSeed(),
-    ...(request.path !== undefined ? { path: request.path } : {}),
+    ...shared,
     requests,
     timeLimitMs: request.timeLimitMs ?? caps.defaultTimeLimitMs,
     // Steps of one conversation at most; conversations at most, enough that the budget of requests, not their
-    // number, ends the exploring; and how many run at once.
+    // number, ends the exploring.
     maxSteps: EXPLORE_CAPS.maxSteps,
     maxConversations: Math.max(1, Math.ceil(requests / 4)),
-    concurrency: Math.max(1, Math.min(concurrency, EXPLORE_CAPS.concurrency)),
-    // Shrinking one relation's failure: at most this long.
     shrinkTimeMs: EXPLORE_CAPS.shrinkTimeMs,
     judged,
+  };
+}
+
+/** Against a sender: conversations drawn at most (`--generate N`); a receiver's phase keeps its seed, path and concurrency. */
+export function senderExploreSetup(
+  iface: InterfaceId,
+  request: ExploreRequest & { seed: number },
+  concurrency: number,
+) {
+  const caps = EXPLORE_CAPS.sender;
+  return {
+    seed: request.seed,
+    ...(request.path !== undefined ? { path: request.path } : {}),
+    conversations: request.requests ?? caps.defaultConversations[iface],
+    timeLimitMs: request.timeLimitMs ?? caps.defaultTimeLimitMs,
+    concurrency: Math.max(1, Math.min(concurrency, EXPLORE_CAPS.concurrency)),
+    // Shrinking one relation's failure (a sender's: every relation's, in all): at most this long.
+    shrinkTimeMs: caps.shrinkTimeMs,
   };
 }
 

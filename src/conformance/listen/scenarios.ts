@@ -266,3 +266,12 @@ export function describeScript(entry: Scenario, iface: InterfaceId): string {
         : `, for the first ${entry.scriptedDeliveries} documents`;
   return parts.join(', then ') + scope;
 }
+
+/** `503, then 429 (Retry-After: 1), then 202`; several documents: `document 1: …; document 2: …`. */
+export function describeConversation(scripts: readonly (readonly ScriptedAnswer[])[], iface: InterfaceId): string {
+  const one = (script: readonly ScriptedAnswer[]) =>
+    script.map((answer) => describeScripted(answer, iface)).join(', then ');
+  return scripts.length === 1
+    ? one(scripts[0] ?? [])
+    : scripts.map((script, index) => `document ${index + 1}: ${one(script)}`).join('; ');
+}

@@ -3,9 +3,12 @@
  * have changed on its own (a delivery's --wait running out, the --observe quiet reached), until settle.ts says it
  * is over or the run is interrupted. Measures how long cai's own event loop was held up meanwhile: a timing check
  * does not judge waits that cai itself may have drawn out, and the stage's waits run on by the time held (settle.ts).
+ * The stages of a sender run (Stages) are played so, one listener and its recorder, a path of its own for each stage
+ * (sender-stages.ts opens them; run-sender.ts plays the scenarios and explore/sender.ts its conversations on them).
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { StageRecord } from '../evidence.js';
+import type { Scenario } from './scenarios.js';
 import type { Recorder } from './recorder.js';
 import { heldAt } from '../../http/loop-clock.js';
 import { stageState, type SettleOptions } from './settle.js';
@@ -51,4 +54,24 @@ export async function playStage(recorder: Recorder, record: StageRecord, options
     recorder.close(record, performance.now());
     if (options.signal.aborted) record.interrupted = true;
   }
+}
+
+/** How one stage is played: its id (and path), its place in the run for a person sending by hand, when it must end. */
+export interface StagePlay {
+  id?: string;
+  place?: { index: number; total: number };
+  deadlineMono: number;
+}
+
+/** The listener of a run and the recorder behind it, on which every stage is played. */
+export interface Stages {
+  publicBase: string;
+  play(entry: Scenario, options: StagePlay): Promise<StageRecord>;
+  strays: readonly string[];
+  strayCount(): number;
+  /** Requests answered but not recorded by the listener's bounds (LISTENER_CAPS). */
+  refused(): number;
+  /** The stages played so far (to learn how many documents the sender sends in a run). */
+  played: readonly StageRecord[];
+  close(): Promise<void>;
 }

@@ -1,5 +1,5 @@
 /**
- * A check of several cases: requests that each change one thing of a valid one (probe/mutations.ts), sent one after
+ * The checks that probe: one request (defineProbe), or several cases (defineCases): requests that each change one thing of a valid one (probe/mutations.ts), sent one after
  * the other, each judged by the answer the model of the receiver allows for it (src/spec/model), at the check's
  * level. The check passes when every case got an allowed answer, and fails on the first that did not, naming the case
  * in `actual`, so a reader sees which mutation the receiver let through. A case the model cannot decide on this run
@@ -12,10 +12,39 @@ import { defineCheck, failed, notJudged, passed, type CheckMeta } from '../check
 import type { Exchange } from '../evidence.js';
 import type { CheckLevel } from '../types.js';
 import type { Mutation } from './mutations.js';
+import type { TermId } from '../../spec/model/answers.js';
 import type { RequestRecipe } from './recipe.js';
 import type { ProbeScope } from './scope.js';
-import { breachesOfExchange, breachText, expectedOf, undecidedWhy } from './verdict.js';
+import { breachesOfExchange, breachText, expectedOf, judgeAnswer, undecidedWhy } from './verdict.js';
 import { plural } from '../../text.js';
+
+/**
+ * The probe: most receiver checks are one request, valid except for the one thing the check varies, judged by the
+ * answer the model of the receiver allows for it (src/spec/model). `defineProbe` is the sugar for them: `send`
+ * builds the request (afresh for each run), the gathering sends it, and the judgement reads the model's
+ * expectation at the check's level, on the terms the check is about (its status, by default).
+ *
+ *   defineProbe({
+ *     id: 'B-ACCEPT-007', interface: 'B', level: 'must', sections: ['§6.3'], tags: ['acceptance', 'lead'],
+ *     title: 'an event for an unknown lead_id is accepted',
+ *     send: (scope) => ({ body: compact(eventDoc('conversation.message', scope.eventId(), 'unknown-lead')) }),
+ *   })
+ */
+export type ProbeSpec = Omit<CheckMeta, 'role' | 'scenarios'> & {
+  /** The request, built afresh for each run (fresh event_id, signed at send time unless the recipe says otherwise). */
+  send(scope: ProbeScope): RequestRecipe | Promise<RequestRecipe>;
+  /** What of the answer the check is about (default: its status). */
+  terms?: readonly TermId[];
+};
+
+export function defineProbe(spec: ProbeSpec) {
+  const { send, terms, ...meta } = spec;
+  return defineCheck<{ answer: Exchange }>({
+    ...meta,
+    gather: async (scope) => ({ answer: await scope.send(await send(scope)) }),
+    judge: ({ answer }) => judgeAnswer(answer, { level: meta.level, ...(terms ? { terms } : {}) }),
+  });
+}
 
 /** One case: a mutation (./mutations.ts), its request built for the run. */
 export type ProbeCase = Pick<Mutation, 'name' | 'unjudgeable' | 'aside'> & { send(scope: ProbeScope): RequestRecipe };

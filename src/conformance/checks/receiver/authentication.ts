@@ -6,8 +6,7 @@
  * its edges: the timestamp header exactly as sent (§5.2, §5.4), and on A the secret of its own direction (§5.1).
  */
 import { compact } from '../../probe/bodies.js';
-import { identityVariants } from '../../probe/mutations-identity.js';
-import { DIGEST, DIGEST_LENGTH, SIGNATURE_SPELLING, SIGNED_STRING } from '../../probe/mutations-signature.js';
+import { identityVariants, DIGEST, DIGEST_LENGTH, SIGNATURE_SPELLING, SIGNED_STRING } from '../../probe/mutations.js';
 import { claimedOriginHeaders, usualSourceAddress } from '../../probe/origin.js';
 import { OTHER_TIMESTAMP_SKEW_SECONDS } from '../../tolerances.js';
 import { mutationCheck, tamperingChecks, type Tampering } from './mutated.js';

@@ -9,7 +9,7 @@ import type { EventType, InterfaceId } from '../../../spec/constants.js';
 import { interfaceSpec, type InterfaceSpec } from '../../../spec/interfaces.js';
 import { defineCheck, type ReceiverCheck, type ReceiverCheckSpec } from '../../check.js';
 import { compact, eventDoc, jobDoc, type Doc } from '../../probe/bodies.js';
-import { defineProbe, type ProbeSpec } from '../../probe/define.js';
+import { defineProbe, type ProbeSpec } from '../../probe/cases.js';
 import type { ProbeScope } from '../../probe/scope.js';
 import type { CheckLevel } from '../../types.js';
 

@@ -3,11 +3,11 @@
  * bytes (src/spec/constants.ts): a body of 256 000 bytes must pass, one of 262 145 must be refused (also when it
  * is text of multi-byte characters, fewer than 262 144 of them: the limit counts bytes), and one of exactly
  * 262 144 is only a `should`. The limit and one byte past it are sent in every framing HTTP/1.1 allows
- * (probe/mutations-limits.ts). §8 states the limit for Interface B only: a provider's jobs are not probed for it.
+ * (probe/mutations.ts). §8 states the limit for Interface B only: a provider's jobs are not probed for it.
  */
 import { MAX_BODY_BYTES, SURELY_ALLOWED_BODY_BYTES } from '../../../spec/constants.js';
 import { bodyOfSize } from '../../probe/bodies.js';
-import { AT_THE_LIMIT, OVER_THE_LIMIT } from '../../probe/mutations-limits.js';
+import { AT_THE_LIMIT, OVER_THE_LIMIT } from '../../probe/mutations.js';
 import { mutationCheck } from './mutated.js';
 import { event, EVENTS_RECEIVER, probeOn } from './receivers.js';
 

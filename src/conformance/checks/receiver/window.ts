@@ -3,7 +3,7 @@
  * hexadecimal or milliseconds), the 300 s window on both sides (60 s clear of the edge and one second past it:
  * rejected; 60 s clear and on the edge itself: accepted, a `should`, since a receiver with a narrower tolerance is
  * defensible), and the clock it is measured against: X-CAI-Timestamp's, not the document's date-time nor a `Date`
- * header. The cases come from the mutation catalogue (probe/mutations-timestamp.ts). Both interfaces.
+ * header. The cases come from the mutation catalogue (probe/mutations.ts). Both interfaces.
  */
 import { SIGNATURE_WINDOW_SECONDS } from '../../../spec/constants.js';
 import {
@@ -15,8 +15,8 @@ import {
   WINDOW_PAST_INSIDE,
   WINDOW_PAST_OUTSIDE,
   WINDOW_SOURCE,
-} from '../../probe/mutations-timestamp.js';
-import type { Mutation } from '../../probe/mutations.js';
+  type Mutation,
+} from '../../probe/mutations.js';
 import { onHeader } from './authentication.js';
 import { mutationCheck, tamperingChecks, type Tampering } from './mutated.js';
 import { checkId, forBoth, joined } from './receivers.js';
