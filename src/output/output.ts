@@ -210,7 +210,7 @@ export class Output {
   async table(head: string[], rows: (string | number)[][], columns: readonly ColumnSpec[] = []): Promise<string> {
     const cells = rows.map((row) => row.map(String));
     const natural = head.map((name, index) =>
-      Math.max(visibleWidth(name), ...cells.map((row) => visibleWidth(row[index] ?? ''))),
+      cells.reduce((widest, row) => Math.max(widest, visibleWidth(row[index] ?? '')), visibleWidth(name)),
     );
     // Each column takes its content, one space each side and a border; plus the border on the right.
     // A column shrinks no narrower than its longest word (4 at least) unless its spec says otherwise.
@@ -223,15 +223,20 @@ export class Output {
     const fitted = (text: string, index: number, fit?: ColumnFit) =>
       widths === natural ? text : fitCell(text, widths[index] as number, fit);
     const { default: Table } = await import('cli-table3');
-    const table = new Table({
-      head: head.map((name, index) => this.color.bold(fitted(name, index))),
-      style: { head: [], border: [] },
-      // No rule between body rows: long check lists stay readable at a glance.
-      chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-      ...(widths === natural ? {} : { colWidths: widths.map((width) => width + 2) }),
-    });
-    for (const row of cells) table.push(row.map((cell, index) => fitted(cell, index, columns[index]?.fit)));
-    return table.toString();
+    const draw = (body: string[][], colWidths?: number[], withHead = true): string => {
+      const table = new Table({
+        ...(withHead ? { head: head.map((name, index) => this.color.bold(fitted(name, index))) } : {}),
+        style: { head: [], border: [] },
+        // No rule between body rows: long check lists stay readable at a glance.
+        chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+        ...(colWidths === undefined ? {} : { colWidths }),
+      });
+      for (const row of body) table.push(row.map((cell, index) => fitted(cell, index, columns[index]?.fit)));
+      return table.toString();
+    };
+    const fixed = widths === natural ? undefined : widths.map((width) => width + 2);
+    if (cells.length <= TABLE_CHUNK_ROWS) return draw(cells, fixed);
+    return drawInChunks(cells, fixed, draw);
   }
 
   /** A table too wide for the terminal, as one block of `name  value` lines per row. */
@@ -247,6 +252,42 @@ export class Output {
     );
     return blocks.join('\n\n');
   }
+}
+
+/**
+ * cli-table3 lays a table out in time quadratic in its rows (each cell looks for row spans in every row): 20 000
+ * rows took minutes. A longer table is drawn in chunks of TABLE_CHUNK_ROWS rows with the same column widths, the
+ * borders where they meet removed: the same text as one table, in linear time. The widths are cli-table3's own
+ * (read off each chunk's top border), so no cell is measured differently, and none is cut.
+ */
+const TABLE_CHUNK_ROWS = 200;
+
+function drawInChunks(
+  cells: string[][],
+  fixed: number[] | undefined,
+  draw: (body: string[][], colWidths?: number[], withHead?: boolean) => string,
+): string {
+  const chunks: string[][][] = [];
+  for (let start = 0; start < cells.length; start += TABLE_CHUNK_ROWS)
+    chunks.push(cells.slice(start, start + TABLE_CHUNK_ROWS));
+  let widths = fixed;
+  if (widths === undefined) {
+    const measured = chunks.map((chunk, index) => borderWidths(draw(chunk, undefined, index === 0)));
+    widths = measured[0]?.map((_, column) => Math.max(...measured.map((chunkWidths) => chunkWidths[column] ?? 0)));
+  }
+  const lines = chunks.map((chunk, index) => draw(chunk, widths, index === 0).split('\n'));
+  return lines
+    .map((chunk, index) => chunk.slice(index === 0 ? 0 : 1, index === lines.length - 1 ? undefined : -1).join('\n'))
+    .join('\n');
+}
+
+/** The column widths (padding included) of a drawn table, from its top border `┌───┬──┐`. */
+function borderWidths(drawn: string): number[] {
+  const top = drawn.slice(0, drawn.indexOf('\n'));
+  return top
+    .slice(1, -1)
+    .split('┬')
+    .map((segment) => segment.length);
 }
 
 /** `text` wrapped to `width` columns, or as is when the stream is not a terminal (no width). */
