@@ -5,7 +5,7 @@
  * breach is put under the relation it breaks (src/spec/model/relations.ts); what each request bore on is counted,
  * so a relation passes only on evidence. A conversation uses ids of its own: runs, replays and shrinks never meet.
  */
-import { breachesOf, retryAfterTerm, type Breach } from '../../spec/model/answers.js';
+import { breachesOf, retryAfterTerm, undecidedTermsOf, type Breach } from '../../spec/model/answers.js';
 import { concurrentBreach, type Expectation } from '../../spec/model/receiver.js';
 import type { ReceiverRelationId } from '../../spec/model/relations.js';
 import { MAX_BODY_BYTES } from '../../spec/constants.js';
@@ -147,8 +147,14 @@ export class ConversationRunner {
       const expected = exchange.expected as Expectation;
       const id = expected.facts.eventId;
       const wasRefused = id !== undefined && this.refused.has(id);
+      // A body cut before a term of it was decided is no evidence for that term's relation.
+      const unjudged = new Set(
+        undecidedTermsOf(expected.terms, answerOf(exchange), { level: 'must' }).map(({ term }) =>
+          relationOf({ ...term, term: term.id, actual: '' }, expected, wasRefused),
+        ),
+      );
       for (const relation of bearsOn(expected, wasRefused))
-        this.result.evidence[relation] = (this.result.evidence[relation] ?? 0) + 1;
+        if (!unjudged.has(relation)) this.result.evidence[relation] = (this.result.evidence[relation] ?? 0) + 1;
       if (undecidedWhy(exchange) === undefined) {
         for (const breach of breachesOf(expected.terms, answerOf(exchange), { level: 'must' }))
           breaches.push(toRelation(breach, expected, wasRefused, place, exchange));

@@ -4,7 +4,14 @@
  * `must` check reads the `must` terms; a `should` check every term (its failures are warnings). The checks say what
  * they send and what they are about; what the answer must be is the model's alone.
  */
-import { breachesOf, describeSet, inSet, type Breach, type TermId } from '../../spec/model/answers.js';
+import {
+  breachesOf,
+  describeSet,
+  inSet,
+  undecidedTermsOf,
+  type Breach,
+  type TermId,
+} from '../../spec/model/answers.js';
 import type { Expectation } from '../../spec/model/receiver.js';
 import { failed, notJudged, passed, type Outcome } from '../check.js';
 import { answerOf, describeAnswer, type Exchange } from '../evidence.js';
@@ -34,6 +41,21 @@ export function breachesOfExchange(exchange: Exchange, focus: Focus): Breach[] {
   });
 }
 
+/**
+ * Why the answer cannot be judged on the focus's terms although it breaks none (its body was cut at the size cai
+ * reads before a term of it was decided; the first acknowledgment a repeat is compared with was not read), with
+ * what each such term expects.
+ */
+export function undecidedTermsWhy(exchange: Exchange, focus: Focus): string | undefined {
+  const terms = focus.terms ?? OUTCOME;
+  const undecided = undecidedTermsOf(expectationOf(exchange).terms, answerOf(exchange), {
+    terms,
+    ...(focus.level === 'must' ? { level: 'must' as const } : {}),
+  });
+  if (undecided.length === 0) return undefined;
+  return [...new Set(undecided.map(({ term, why }) => `${why} (${term.expected})`))].join('; ');
+}
+
 /** What the focus expects of the exchange, in words: `401`, `2xx (accepted)`, `202 {"ok":true,"duplicate":true}`. */
 export function expectedOf(exchange: Exchange, focus: Focus): string {
   const terms = focus.terms ?? OUTCOME;
@@ -52,7 +74,10 @@ export function judgeAnswer(exchange: Exchange | undefined, focus: Focus): Outco
   if (undecided !== undefined) return notJudged(undecided);
   const breaches = breachesOfExchange(exchange, focus);
   const expected = expectedOf(exchange, focus);
-  if (breaches.length === 0) return passed(expected, describeAnswer(exchange));
+  if (breaches.length === 0) {
+    const unread = undecidedTermsWhy(exchange, focus);
+    return unread === undefined ? passed(expected, describeAnswer(exchange)) : notJudged(unread);
+  }
   return failed(expected, breachText(exchange, breaches), { exchanges: [exchange] });
 }
 

@@ -68,6 +68,12 @@ export interface Term<Id extends string = TermId, Input = ModelAnswer> {
   expected: string;
   /** The breach in words, or undefined when the answer keeps the term. Terms of a 2xx apply only to a 2xx. */
   breach(answer: Input): string | undefined;
+  /**
+   * Why the term cannot be judged on this answer although it is not breached, when it cannot: a term of a 2xx's
+   * body on a body cut at the size cai reads, unless the part read decides it (a body that cannot be a JSON object
+   * has no provider_job_id however long it is).
+   */
+  undecided?(answer: Input): string | undefined;
 }
 
 export type Breach = Pick<Term, 'level' | 'clauses' | 'expected'> & { term: TermId; actual: string };
@@ -81,8 +87,36 @@ function term(
   clauses: readonly string[],
   expected: string,
   breach: Term['breach'],
+  decidedOnCutBody?: (answer: ModelAnswer) => boolean,
 ): Term {
-  return { id, level, clauses, expected, breach };
+  if (decidedOnCutBody === undefined) return { id, level, clauses, expected, breach };
+  const undecided = (answer: ModelAnswer) =>
+    is2xx(answer) && answer.bodyTruncated && !decidedOnCutBody(answer) ? CUT_BODY_WHY : undefined;
+  return { id, level, clauses, expected, breach, undecided };
+}
+
+/** Why a term of the body is not judged on a body cut short, unless what was read decides it. */
+export const CUT_BODY_WHY =
+  'the body is over the size cai reads of an answer, and the part read does not decide it: not judged';
+
+const JSON_WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+/** The first byte of a body past JSON's whitespace, or undefined when the part read is all whitespace. */
+function firstByte(body: Buffer): number | undefined {
+  for (const byte of body) if (!JSON_WHITESPACE.has(byte)) return byte;
+  return undefined;
+}
+
+/** The part of a cut body read already shows it is no JSON object (so it carries no field of one), however long. */
+function cutBodyIsNoObject(answer: ModelAnswer): boolean {
+  const first = firstByte(answer.body);
+  return first !== undefined && first !== 0x7b;
+}
+
+/** The part of a cut body read already shows it is no JSON value at all. */
+function cutBodyIsNoJson(answer: ModelAnswer): boolean {
+  const first = firstByte(answer.body);
+  return first !== undefined && !/[[{"\-0-9tfn]/.test(String.fromCharCode(first));
 }
 
 /**
@@ -135,8 +169,16 @@ const excerpt = (answer: ModelAnswer) => {
 /** B, §2.13, §6.1: a repeat is answered 202 `{"ok":true,"duplicate":true}`. */
 export function duplicateTerm(clauses: readonly string[]): Term {
   const expected = '202 {"ok":true,"duplicate":true}';
-  return term('repeat', 'must', clauses, expected, (answer) =>
-    !is2xx(answer) || isDuplicateAnswer(answer) ? undefined : `${excerpt(answer)}: not answered as a repeat`,
+  return term(
+    'repeat',
+    'must',
+    clauses,
+    expected,
+    (answer) =>
+      !is2xx(answer) || isDuplicateAnswer(answer) || (answer.bodyTruncated && !cutBodyIsNoObject(answer))
+        ? undefined
+        : `${excerpt(answer)}: not answered as a repeat`,
+    cutBodyIsNoObject,
   );
 }
 
@@ -149,15 +191,43 @@ export function sameJobTerm(
   clauses: readonly string[],
 ): Term {
   const expected = `2xx with the acknowledgment of the first delivery (provider_job_id ${JSON.stringify(first.providerJobId)}${first.assignedNumber !== undefined ? `, assigned_number_e164 ${JSON.stringify(first.assignedNumber)}` : ''})`;
-  return term('repeat', 'must', clauses, expected, (answer) => {
-    if (!is2xx(answer) || answer.bodyTruncated) return undefined;
-    const id = providerJobIdOf(answer);
-    if (id !== first.providerJobId) return `provider_job_id ${JSON.stringify(id)}: another job`;
-    const number = assignedNumberOf(answer);
-    return first.assignedNumber === undefined || number === first.assignedNumber
-      ? undefined
-      : `assigned_number_e164 ${JSON.stringify(number)}: another acknowledgment`;
-  });
+  return term(
+    'repeat',
+    'must',
+    clauses,
+    expected,
+    (answer) => {
+      if (!is2xx(answer)) return undefined;
+      if (answer.bodyTruncated)
+        return cutBodyIsNoObject(answer) ? `${excerpt(answer)}: no JSON object, so no provider_job_id` : undefined;
+      const id = providerJobIdOf(answer);
+      if (id !== first.providerJobId) return `provider_job_id ${JSON.stringify(id)}: another job`;
+      const number = assignedNumberOf(answer);
+      return first.assignedNumber === undefined || number === first.assignedNumber
+        ? undefined
+        : `assigned_number_e164 ${JSON.stringify(number)}: another acknowledgment`;
+    },
+    cutBodyIsNoObject,
+  );
+}
+
+/**
+ * A, §2.2: a repeated job whose first acknowledgment cai could not read (cut at the size cai reads, or with no
+ * provider_job_id): what the repeat must carry is unknown, so its answer's body is not judged.
+ */
+export function unknownFirstJobTerm(clauses: readonly string[]): Term {
+  const term: Term = {
+    id: 'repeat',
+    level: 'must',
+    clauses,
+    expected: '2xx with the acknowledgment of the first delivery (whose provider_job_id cai could not read)',
+    breach: () => undefined,
+    undecided: (answer) =>
+      is2xx(answer)
+        ? "the first delivery's acknowledgment carried no provider_job_id cai could read, so the repeat's cannot be compared with it"
+        : undefined,
+  };
+  return term;
 }
 
 /** The assigned_number_e164 of an acknowledgment, as sent (any JSON value). */
@@ -167,36 +237,56 @@ export function assignedNumberOf(answer: ModelAnswer): unknown {
 
 /** B: a first acceptance never claims the event a duplicate (§2.13 is the answer to a repeat, §6.1). */
 export function notDuplicateTerm(clauses: readonly string[]): Term {
-  return term('new', 'must', clauses, 'an acceptance that does not say duplicate', (answer) =>
-    claimsDuplicate(answer) ? `${excerpt(answer)}: answered as a repeat` : undefined,
+  return term(
+    'new',
+    'must',
+    clauses,
+    'an acceptance that does not say duplicate',
+    (answer) => (claimsDuplicate(answer) ? `${excerpt(answer)}: answered as a repeat` : undefined),
+    cutBodyIsNoObject,
   );
 }
 
 /** A: a new job gets its own provider_job_id, not one another job of the run got (§2.2, §2.3). */
 export function newJobTerm(others: ReadonlySet<unknown>, clauses: readonly string[]): Term {
-  return term('new', 'must', clauses, 'a provider_job_id of its own', (answer) => {
-    if (!is2xx(answer) || answer.bodyTruncated) return undefined;
-    const id = providerJobIdOf(answer);
-    return id !== undefined && others.has(id)
-      ? `provider_job_id ${JSON.stringify(id)}, another job's: answered as a repeat`
-      : undefined;
-  });
+  return term(
+    'new',
+    'must',
+    clauses,
+    'a provider_job_id of its own',
+    (answer) => {
+      if (!is2xx(answer) || answer.bodyTruncated) return undefined;
+      const id = providerJobIdOf(answer);
+      return id !== undefined && others.has(id)
+        ? `provider_job_id ${JSON.stringify(id)}, another job's: answered as a repeat`
+        : undefined;
+    },
+    cutBodyIsNoObject,
+  );
 }
 
 /** A, §2.3: the acknowledgment's body: a JSON object with a string provider_job_id and an E.164 assigned_number_e164. */
 export function acknowledgmentTerm(clauses: readonly string[]): Term {
   const expected = '{"provider_job_id": string, "assigned_number_e164": E.164}';
-  return term('acknowledgment', 'must', clauses, expected, (answer) => {
-    if (!is2xx(answer)) return undefined;
-    // The status and the label are terms of their own: here the body alone.
-    const verdict = checkJobAck({
-      status: 202,
-      headers: { [Headers.contentType]: 'application/json' },
-      body: answer.body,
-      ...(answer.bodyTruncated ? { bodyTruncated: true } : {}),
-    });
-    return verdict.ok ? undefined : `${excerpt(answer)} — ${verdict.problems.join('; ')}`;
-  });
+  return term(
+    'acknowledgment',
+    'must',
+    clauses,
+    expected,
+    (answer) => {
+      if (!is2xx(answer)) return undefined;
+      if (answer.bodyTruncated)
+        return cutBodyIsNoObject(answer) ? `${excerpt(answer)} — the body is not a JSON object (§2.3)` : undefined;
+      // The status and the label are terms of their own: here the body alone.
+      const verdict = checkJobAck({
+        status: 202,
+        headers: { [Headers.contentType]: 'application/json' },
+        body: answer.body,
+      });
+      return verdict.ok ? undefined : `${excerpt(answer)} — ${verdict.problems.join('; ')}`;
+    },
+    cutBodyIsNoObject,
+  );
 }
 
 /**
@@ -209,19 +299,27 @@ export function jsonLabelTerm(
   { required = false }: { required?: boolean } = {},
 ): Term {
   const expected = required ? 'Content-Type: application/json' : 'a JSON body labelled Content-Type: application/json';
-  return term('json-label', level, clauses, expected, (answer) => {
-    if (!is2xx(answer) || answer.bodyTruncated || (answer.body.length === 0 && !required)) return undefined;
-    const type = answer.headers[Headers.contentType];
-    const shown = type === undefined ? '(no Content-Type)' : JSON.stringify(type);
-    if (required)
-      return /^application\/json\s*(;|$)/i.test(type ?? '')
-        ? undefined
-        : `${answer.status}, Content-Type: ${type ?? '(none)'}`;
-    const parsed = parseJson(answer.body);
-    if (parsed.ok && !isJsonMediaType(type)) return `a JSON body labelled ${shown}`;
-    if (!parsed.ok && isJsonMediaType(type)) return `labelled ${shown} but not JSON`;
-    return undefined;
-  });
+  return term(
+    'json-label',
+    level,
+    clauses,
+    expected,
+    (answer) => {
+      if (!is2xx(answer) || (answer.body.length === 0 && !required)) return undefined;
+      const type = answer.headers[Headers.contentType];
+      const shown = type === undefined ? '(no Content-Type)' : JSON.stringify(type);
+      // The label alone: decided whatever the length of the body.
+      if (required)
+        return /^application\/json\s*(;|$)/i.test(type ?? '')
+          ? undefined
+          : `${answer.status}, Content-Type: ${type ?? '(none)'}`;
+      const isJson = answer.bodyTruncated ? (cutBodyIsNoJson(answer) ? false : undefined) : parseJson(answer.body).ok;
+      if (isJson === true && !isJsonMediaType(type)) return `a JSON body labelled ${shown}`;
+      if (isJson === false && isJsonMediaType(type)) return `labelled ${shown} but not JSON`;
+      return undefined;
+    },
+    required ? undefined : cutBodyIsNoJson,
+  );
 }
 
 /** §7: a 429 says when to retry, in a Retry-After of seconds or an HTTP-date. */
@@ -251,6 +349,23 @@ export function breachesOf(
         ? []
         : [{ term: term.id, level: term.level, clauses: term.clauses, expected: term.expected, actual }];
     });
+}
+
+/**
+ * The terms, of those asked for, that this answer keeps only because its body was cut before they could be
+ * decided: a check that rests on one of them is not judged (a verdict never passes without evidence).
+ */
+export function undecidedTermsOf(
+  terms: readonly Term[],
+  answer: ModelAnswer,
+  focus: { level?: TermLevel; terms?: readonly TermId[] } = {},
+): { term: Term; why: string }[] {
+  return terms.flatMap((term) => {
+    if (focus.level !== undefined && term.level !== focus.level) return [];
+    if (focus.terms !== undefined && !focus.terms.includes(term.id)) return [];
+    const why = term.breach(answer) === undefined ? term.undecided?.(answer) : undefined;
+    return why === undefined ? [] : [{ term, why }];
+  });
 }
 
 /** §7's statuses of a refusal of each kind (Interface B). */

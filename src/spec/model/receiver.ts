@@ -28,6 +28,7 @@ import {
   retryAfterTerm,
   sameJobTerm,
   statusTerm,
+  unknownFirstJobTerm,
   unionOf,
   type ModelAnswer,
   type StatusSet,
@@ -145,8 +146,11 @@ export class ReceiverModel {
     if (facts.eventId === undefined) return terms;
     if (jobs) {
       terms.push(jsonLabelTerm('must', clauses.label, { required: true }));
-      if (standing === 'repeat' && known?.providerJobId !== undefined)
-        return [...terms, sameJobTerm(known, clauses.repeat)];
+      if (standing === 'repeat')
+        return [
+          ...terms,
+          known?.providerJobId !== undefined ? sameJobTerm(known, clauses.repeat) : unknownFirstJobTerm(clauses.repeat),
+        ];
       if (standing === 'new') return [...terms, newJobTerm(this.otherJobIds(facts), clauses.repeat)];
       return terms;
     }
