@@ -1,6 +1,13 @@
 import { loadPalette, plainPalette, type Palette } from './palette.js';
 import { fitCell, fitColumns, visibleWidth, wrap, type ColumnFit, type ColumnSpec } from './layout.js';
-import { jsonText, safeBlock, safeForTerminal, safeText } from './safe-text.js';
+import {
+  jsonText,
+  safeBlock,
+  safeForTerminal,
+  safeText,
+  withoutOldWorkflowCommands,
+  withoutWorkflowCommands,
+} from './safe-text.js';
 import type { Io } from '../io.js';
 import { maskSecrets } from '../secrets/mask.js';
 
@@ -107,7 +114,7 @@ export class Output {
   printableErr(text: string, keepColour = false): string {
     return keepColour
       ? safeForTerminal(maskSecrets(text), this.errColor !== plainPalette)
-      : safeBlock(maskSecrets(text));
+      : withoutWorkflowCommands(safeBlock(maskSecrets(text)));
   }
 
   /**
@@ -165,7 +172,8 @@ export class Output {
    * one line as given (the caller escapes it), secrets masked; shown even with `--quiet`, never wrapped.
    */
   annotation(line: string): void {
-    this.io.stderr.write(`${safeText(maskSecrets(line))}\n`);
+    // Its own leading `::` is the command; an older `##[` inside it is not cai's.
+    this.io.stderr.write(`${withoutOldWorkflowCommands(safeText(maskSecrets(line)))}\n`);
   }
 
   /** `error:` then `hint:`, on stderr (or inside the JSON document in `--json` mode; see main.ts). */

@@ -46,6 +46,25 @@ function escapeChar(char: string): string {
   return `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
+/**
+ * GitHub Actions runs a line of a step's output that starts (after blanks) with `::` as a workflow command, and
+ * `##[` anywhere in a line as one of its older commands. cai never writes either of its own but through
+ * `Output.annotation`, so in everything else the first colon of a leading `::` and the first `#` of `##[` are
+ * written as their `\u` escapes: text from outside (an answer wrapped onto a line of its own, a `::stop-commands::`
+ * that would silence cai's own annotations) can never start one.
+ */
+const LEADING_COMMAND = /^([^\S\r\n]*):(?=:)/gm;
+const OLD_COMMAND = /#(?=#\[)/g;
+
+export function withoutWorkflowCommands(text: string): string {
+  return withoutOldWorkflowCommands(text.replace(LEADING_COMMAND, '$1\\u003a'));
+}
+
+/** Only the older `##[` commands: for cai's own workflow commands, and JSON text (whose lines never start `::`). */
+export function withoutOldWorkflowCommands(text: string): string {
+  return text.replace(OLD_COMMAND, '\\u0023');
+}
+
 /** One line of text from outside (an event_id, a header value, a table cell, a quoted value): nothing unsafe, no line break. */
 export function safeText(text: string): string {
   return text.replace(UNSAFE_IN_LINE, escapeChar);
@@ -62,8 +81,10 @@ export function safeBlock(text: string): string {
  * SGR left is cai's own; anything else, from anywhere, is escaped here).
  */
 export function safeForTerminal(text: string, keepColour: boolean): string {
-  if (!keepColour) return safeBlock(text);
-  return text.replace(UNSAFE_BUT_SGR, (match: string, sgr: string | undefined) => sgr ?? escapeChar(match));
+  if (!keepColour) return withoutWorkflowCommands(safeBlock(text));
+  return withoutWorkflowCommands(
+    text.replace(UNSAFE_BUT_SGR, (match: string, sgr: string | undefined) => sgr ?? escapeChar(match)),
+  );
 }
 
 /**
@@ -77,5 +98,6 @@ export function jsonText(value: unknown, space?: number): string {
 
 /** JSON text as JSON.stringify wrote it, with what jsonText escapes escaped: the same value, safe to `tail -f`. */
 export function safeJson(text: string): string {
-  return text.replace(UNSAFE_IN_JSON, escapeChar);
+  // `#` only ever stands in strings of JSON text, where `\u0023` is the same value (no line of it starts `::`).
+  return withoutOldWorkflowCommands(text.replace(UNSAFE_IN_JSON, escapeChar));
 }
