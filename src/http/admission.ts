@@ -73,6 +73,89 @@ export function rawErrorAnswer(status: number, code: string, message: string, he
   return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
+/**
+ * A request a server answered itself before any handler saw it: what its parser could not read, and (server.ts) an
+ * HTTP/1.1 request without Host, an Expect other than 100-continue, a CONNECT. What came from the network is either as
+ * Node parsed it (what a handler would see) or printable ASCII with every other byte escaped.
+ */
+export interface Refusal {
+  status: number;
+  /** The `error` of the JSON answer: `bad_request`, `headers_too_large`, `timeout`, `expectation_failed`, … */
+  reason: string;
+  message: string;
+  /** Answer headers beyond the JSON body's (a 405's Allow). */
+  headers?: Record<string, string>;
+  /** The request line, when known; empty strings when the parser never got past it. */
+  method: string;
+  target: string;
+  httpVersion: string;
+  /** Header names and values as Node parsed them; none when the parser gave up on the head. */
+  rawHeaders: readonly string[];
+  remoteAddress?: string;
+}
+
+/** The error Node's server emits with 'clientError': a parser's carries the read it gave up in, and where. */
+type ParserError = Error & { code?: string; reason?: string; rawPacket?: Buffer; bytesParsed?: number };
+
+/** Bytes shown either side of where the parser stopped, within the line it stopped in. */
+const EXCERPT_BEFORE = 48;
+const EXCERPT_AFTER = 24;
+
+/**
+ * Why and where Node's parser gave up, for the answer and the mock's line: llhttp's own reason (a fixed text) and the
+ * bytes of the line it stopped in, around the byte it stopped at, as escaped text (`excerpt`). Empty for a time-out.
+ */
+function whereTheParserStopped(error: ParserError): string {
+  const packet = error.rawPacket;
+  if (!Buffer.isBuffer(packet) || packet.length === 0) return '';
+  const at = Math.min(Math.max(0, error.bytesParsed ?? 0), packet.length - 1);
+  let start = at;
+  while (start > 0 && at - start < EXCERPT_BEFORE && packet[start - 1] !== 0x0a) start -= 1;
+  let end = at + 1;
+  while (end < packet.length && end - at <= EXCERPT_AFTER && packet[end] !== 0x0d && packet[end] !== 0x0a) end += 1;
+  const fromLineStart = start === 0 || packet[start - 1] === 0x0a;
+  const toLineEnd = end === packet.length || packet[end] === 0x0d || packet[end] === 0x0a;
+  const bytes = `${fromLineStart ? '' : '…'}${excerpt(packet.subarray(start, end))}${toLineEnd ? '' : '…'}`;
+  const why = typeof error.reason === 'string' ? `${excerpt(Buffer.from(error.reason, 'latin1'))}, ` : '';
+  return ` (${why}at \`${bytes}\`)`;
+}
+
+/**
+ * Bytes from the network as text safe on any terminal or page: printable ASCII as is, but the backslash and the
+ * backtick (the excerpt's quotes); CR, LF and tab as `\r`, `\n`, `\t`; every other byte as `\xNN`.
+ */
+function excerpt(bytes: Buffer): string {
+  let text = '';
+  for (const byte of bytes) {
+    if (byte === 0x5c) text += '\\\\';
+    else if (byte === 0x0d) text += '\\r';
+    else if (byte === 0x0a) text += '\\n';
+    else if (byte === 0x09) text += '\\t';
+    else if (byte >= 0x20 && byte < 0x7f && byte !== 0x60) text += String.fromCharCode(byte);
+    else text += `\\x${byte.toString(16).padStart(2, '0')}`;
+  }
+  return text;
+}
+
+/** The longest request line looked for (the method, 4 096 bytes of target, the version). */
+const MAX_REQUEST_LINE = 32 + 1 + 4096 + 1 + 8;
+
+/**
+ * A request line (RFC 9112 §3) at the start of the read the parser gave up in, when it stopped past it and no blank
+ * line came before (the read held this request's head alone: not a later part of it, not a request answered before).
+ * Only a method token, a target of visible ASCII and a version are taken; anything else gives empty strings.
+ */
+function requestLineOf(error: ParserError): Pick<Refusal, 'method' | 'target' | 'httpVersion'> {
+  const none = { method: '', target: '', httpVersion: '' };
+  const packet = error.rawPacket;
+  if (!Buffer.isBuffer(packet)) return none;
+  const stopped = error.bytesParsed ?? 0;
+  const head = packet.subarray(0, Math.min(stopped, packet.length, MAX_REQUEST_LINE + 2)).toString('latin1');
+  const line = /^([!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}) ([\x21-\x7e]{1,4096}) HTTP\/([0-9]\.[0-9])\r\n/.exec(head);
+  if (line === null || packet.subarray(0, stopped).includes('\r\n\r\n')) return none;
+  return { method: line[1] as string, target: line[2] as string, httpVersion: line[3] as string };
+}
+
 /** The connection of a socket, for `markAuthenticated` (a TLS socket's is that of the TCP socket under it). */
 const CONNECTIONS = new WeakMap<Socket, Connection>();
 
@@ -119,10 +202,13 @@ export class ConnectionGuard {
 
   constructor(private readonly limits: AdmissionLimits) {}
 
-  /** Starts tracking the server's connections (before it listens). */
-  attach(server: Server): void {
+  /**
+   * Starts tracking the server's connections (before it listens); `refused` hears of each request the parser could not
+   * read that is answered here (see `unreadable`).
+   */
+  attach(server: Server, refused?: (refusal: Refusal) => void): void {
     server.on('connection', (socket: Socket) => this.connected(socket));
-    server.on('clientError', (error: Error & { code?: string }, socket: Socket) => this.unreadable(error, socket));
+    server.on('clientError', (error: ParserError, socket: Socket) => this.unreadable(error, socket, refused));
   }
 
   /**
@@ -130,9 +216,11 @@ export class ConnectionGuard {
    * itself, bytes after a request, headers too large or too slow. Node's own answer is a bare 400 written even while a
    * request read before on the connection awaits its answer, which then never goes out: a sender heard a 400 for an
    * event recorded as accepted. Here the connection is read no further, the requests already read are answered, and
-   * then it is closed; with none in flight it is answered at once, with a JSON error body like every other (§4.2).
+   * then it is closed; with none in flight it is answered at once, with a JSON error body like every other (§4.2),
+   * and `refused` hears of it (unless the connection sent no byte: no request began). One a connection at most: each
+   * one answered here closes its connection.
    */
-  private unreadable(error: Error & { code?: string }, socket: Socket): void {
+  private unreadable(error: ParserError, socket: Socket, refused?: (refusal: Refusal) => void): void {
     const connection = connectionOf(socket);
     if (connection !== undefined && connection.inFlight > 0) {
       connection.unreadable = true;
@@ -148,14 +236,25 @@ export class ConnectionGuard {
     // Only what the HTTP parser or its time-out refused is answered in HTTP: a failed TLS handshake, a reset, is cut.
     const http = error.code?.startsWith('HPE_') === true || error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     if (!http || !socket.writable) return void socket.destroy();
-    const [status, code, message] =
+    const [status, reason, refusedFor] =
       error.code === 'HPE_HEADER_OVERFLOW'
         ? [431, 'headers_too_large', 'the request line and headers are over the limit']
         : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
           ? [408, 'timeout', 'the request line and headers did not arrive in time']
           : [400, 'bad_request', 'the request could not be read as HTTP/1.1'];
-    socket.end(rawErrorAnswer(status, code, message));
+    const message = refusedFor + whereTheParserStopped(error);
+    socket.end(rawErrorAnswer(status, reason, message));
     socket.destroySoon();
+    // A connection that sent nothing before its time-out (a socket opened in advance, a port probe) sent no request.
+    if (socket.bytesRead === 0) return;
+    refused?.({
+      status,
+      reason,
+      message,
+      ...requestLineOf(error),
+      rawHeaders: [],
+      remoteAddress: socket.remoteAddress,
+    });
   }
 
   /** `handler`, called only for the requests `admit` lets through. */

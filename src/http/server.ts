@@ -6,7 +6,16 @@ import { codedError, errnoCode, errorMessage } from '../errors.js';
 import { ByteBudget } from './byte-budget.js';
 
 export { ByteBudget };
-import { BODY_UNREADABLE, bodyUnreadable, ConnectionGuard, rawErrorAnswer, type Handler } from './admission.js';
+import {
+  BODY_UNREADABLE,
+  bodyUnreadable,
+  ConnectionGuard,
+  rawErrorAnswer,
+  type Handler,
+  type Refusal,
+} from './admission.js';
+
+export type { Refusal };
 import type { BodyWatch } from './body-watch.js';
 import { hostPort } from './address.js';
 import { MIN_TLS_VERSION } from './tls.js';
@@ -217,18 +226,56 @@ interface ListenOptions {
   limits?: ServerLimits;
   /** The methods the server takes, for the Allow header of a 405 it answers itself (CONNECT); default POST. */
   allow?: string;
+  /**
+   * Each request the server answers itself, after the answer, before (or instead of) the handler: what the parser
+   * could not read, no Host, a bad Expect, a CONNECT. Must not throw: what it throws is dropped.
+   */
+  onRefused?: (refusal: Refusal) => void;
 }
 
 /** `handler`, after an HTTP/1.1 request without a Host header is answered 400 (RFC 9112 §3.2) and its connection closed. */
-function withHost(handler: Handler): Handler {
+function withHost(handler: Handler, refuse: Refuse): Handler {
   return (request, response) => {
     if (request.headers.host !== undefined || request.httpVersionMinor !== 1 || request.httpVersionMajor !== 1)
       return handler(request, response);
-    sendReply(request, response, {
-      ...errorReply(400, 'bad_request', 'an HTTP/1.1 request needs a Host header (RFC 9112 §3.2)'),
-      close: true,
-    });
+    refuse(request, response, 400, 'bad_request', 'an HTTP/1.1 request needs a Host header (RFC 9112 §3.2)');
   };
+}
+
+type Refuse = (
+  request: IncomingMessage,
+  response: ServerResponse,
+  status: number,
+  reason: string,
+  message: string,
+) => void;
+
+/** Answers a parsed request the server refuses itself with a JSON error, closes its connection, then tells `onRefused`. */
+function refuser(onRefused: ((refusal: Refusal) => void) | undefined): Refuse {
+  return (request, response, status, reason, message) => {
+    sendReply(request, response, { ...errorReply(status, reason, message), close: true });
+    tell(onRefused, { status, reason, message, ...parsedRequest(request) });
+  };
+}
+
+/** What a refusal says of a request Node parsed: as a handler would see it. */
+function parsedRequest(request: IncomingMessage) {
+  return {
+    method: request.method ?? '',
+    target: request.url ?? '',
+    httpVersion: request.httpVersion,
+    rawHeaders: request.rawHeaders,
+    remoteAddress: request.socket.remoteAddress,
+  };
+}
+
+/** Hands a refusal to its listener: whatever the listener does wrong, the request was answered. */
+function tell(onRefused: ((refusal: Refusal) => void) | undefined, refusal: Refusal): void {
+  try {
+    onRefused?.(refusal);
+  } catch {
+    // A listener is a bystander (the mock's line, the inspector): its failure is not the server's.
+  }
 }
 
 /**
@@ -254,7 +301,8 @@ export async function listen(handler: Handler, options: ListenOptions): Promise<
     maxConnections: limits.maxConnections,
     maxRequestsInFlight: limits.maxRequestsInFlight ?? DEFAULT_MAX_IN_FLIGHT,
   });
-  const admitted = guard.wrap(withHost(handler));
+  const refuse = refuser(options.onRefused);
+  const admitted = guard.wrap(withHost(handler, refuse));
   try {
     server = options.tls
       ? createHttpsServer(
@@ -273,30 +321,29 @@ export async function listen(handler: Handler, options: ListenOptions): Promise<
     const reason = errorMessage(error);
     throw codedError('usage', 'bad_tls_files', `the TLS certificate or key cannot be used: ${reason}`, {}, error);
   }
-  guard.attach(server);
+  guard.attach(server, (refusal) => tell(options.onRefused, refusal));
   server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
     AWAITING_CONTINUE.set(request, response);
     admitted(request, response);
   });
   // RFC 9110 §10.1.1: an expectation other than 100-continue may be refused with 417; Node's own has no body.
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) =>
-    sendReply(request, response, {
-      ...errorReply(417, 'expectation_failed', 'only Expect: 100-continue is understood (RFC 9110 §10.1.1)'),
-      close: true,
-    }),
+    refuse(request, response, 417, 'expectation_failed', 'only Expect: 100-continue is understood (RFC 9110 §10.1.1)'),
   );
   // RFC 9110 §9.3.6: CONNECT asks for a tunnel, and no server of cai is a proxy. Node hands it to this event alone
   // and, without a listener, closes the connection without a word: a 405 like any other method's.
-  server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
+  server.on('connect', (request: IncomingMessage, socket: Duplex) => {
     socket.on('error', () => {});
-    socket.end(
-      rawErrorAnswer(
-        405,
-        'method_not_allowed',
-        'CONNECT is not allowed: this server is not a proxy',
-        `Allow: ${options.allow ?? 'POST'}\r\n`,
-      ),
-    );
+    const allow = options.allow ?? 'POST';
+    const message = 'CONNECT is not allowed: this server is not a proxy';
+    socket.end(rawErrorAnswer(405, 'method_not_allowed', message, `Allow: ${allow}\r\n`));
+    tell(options.onRefused, {
+      status: 405,
+      reason: 'method_not_allowed',
+      message,
+      headers: { allow },
+      ...parsedRequest(request),
+    });
   });
   server.keepAliveTimeout = limits.keepAliveTimeoutMs ?? DEFAULT_RECEIVER_LIMITS.keepAliveTimeoutMs;
   await new Promise<void>((resolve, reject) => {

@@ -34,7 +34,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage } from '../errors.js';
 import { BODY_UNREADABLE, bodyUnreadable } from '../http/admission.js';
 import { InFlight } from '../http/in-flight.js';
-import { declaredLength, errorReply, listen, readBody, sendReply, sleep, type Reply } from '../http/server.js';
+import {
+  declaredLength,
+  errorReply,
+  listen,
+  readBody,
+  sendReply,
+  sleep,
+  type Refusal,
+  type Reply,
+} from '../http/server.js';
 import type { Bounds } from './bounds.js';
 import { LogWriteError, RecordStore, type MockLogHead } from './log.js';
 import { dedupeAndPersist, documentKey } from './pipeline/dedupe.js';
@@ -113,6 +122,7 @@ export async function startReceiver<Ack>(
     path: parts.urlPath,
     tls: options.tls,
     limits: profile.limits,
+    onRefused: (refusal) => reportRefusal(profile, refusal),
   }).catch(async (error: unknown) => {
     await store.close();
     throw error;
@@ -181,6 +191,38 @@ async function respond<Ack>(
   sendReply(request, response, drained ? reply : { ...reply, close: true });
   profile.onRequest?.(entry);
   if (profile.observe) observe(profile.observe, request, entry, held.body, reply);
+}
+
+/**
+ * A request the server answered itself, before the pipeline (one its parser could not read, no Host, a bad Expect, a
+ * CONNECT): reported as every other, a line and the observer, with what is known of it. Each closes its connection,
+ * so a flood of them costs a connection each; their lines and inspector rows are bounded as any refusal's. Not in
+ * the log, which holds accepted requests only.
+ */
+function reportRefusal(profile: ReceiverProfile<unknown>, refusal: Refusal): void {
+  const { status, reason, message } = refusal;
+  const entry: MockRequestEntry = {
+    received_at: isoTime(profile.now()),
+    interface: profile.interface,
+    status,
+    verdict: 'rejected',
+    reason,
+    message,
+  };
+  profile.onRequest?.(entry);
+  try {
+    profile.observe?.({
+      entry,
+      method: refusal.method,
+      target: refusal.target,
+      httpVersion: refusal.httpVersion,
+      rawHeaders: refusal.rawHeaders,
+      remoteAddress: refusal.remoteAddress,
+      reply: errorReply(status, reason, message, {}, refusal.headers),
+    });
+  } catch {
+    // An observer is a bystander: whatever it does wrong, the request was answered.
+  }
 }
 
 /** The ISO text of a clock reading, the last one kept: under load, many requests arrive within one millisecond. */
