@@ -47,18 +47,36 @@ const DAY_SERIES: readonly (Series & { key: keyof Omit<DayCounts, 'day'> })[] = 
 /** More days than this are charted per week. */
 const MAX_DAY_COLUMNS = 92;
 
+/**
+ * Branches charted one by one, at most: the busiest (most jobs). Each costs about 10 KB of SVG, so a log naming
+ * 20 000 branches made a page of hundreds of MB; every branch stays in the tables at the end of the page.
+ */
+export const MAX_CHARTED_BRANCHES = 100;
+
 export function renderOperationHtml(report: OperationView, options: OperationPageOptions = {}): string {
-  const branches = report.branches;
+  const branches = chartedBranches(report.branches);
+  const more = report.branches.length - branches.length;
   const body = html`<main>
 ${renderHeader(report)}
 ${renderBranch(report, report.total, 'All branches')}
-${branches.length > 0 ? html`<h2>Per branch</h2><nav class="branches no-print">${branches.map((branch) => html`<a href="#branch-${branches.indexOf(branch)}">${branch.branch_code}</a>`)}</nav>` : ''}
+${branches.length > 0 ? html`<h2>Per branch</h2>${more > 0 ? html`<p class="muted">The ${branches.length} branches with the most jobs; the ${more} others are in the tables below.</p>` : ''}<nav class="branches no-print">${branches.map((branch, index) => html`<a href="#branch-${index}">${branch.branch_code}</a>`)}</nav>` : ''}
 ${branches.map((branch, index) => html`<div id="branch-${index}">${renderBranch(report, branch, `Branch ${branch.branch_code}`)}</div>`)}
 <h2>Tables</h2>
 ${tableViews(report).map((view) => html`<h3>${view.title}</h3><table class="data"><thead><tr>${view.head.map((cell) => html`<th>${cell}</th>`)}</tr></thead><tbody>${view.rows.map((row) => html`<tr>${row.map((cell, index) => (index === 0 ? html`<td>${cell}</td>` : html`<td class="num">${cell}</td>`))}</tr>`)}</tbody></table>`)}
 ${pageFooter(options.generator)}
 </main>`;
   return renderPage({ title: 'cai operation report', body, css: CSS, generator: options.generator });
+}
+
+/** The branches charted: all of them, or the MAX_CHARTED_BRANCHES with the most jobs, in the report's order. */
+function chartedBranches(branches: readonly BranchReport[]): readonly BranchReport[] {
+  if (branches.length <= MAX_CHARTED_BRANCHES) return branches;
+  const busiest = new Set(
+    [...branches.keys()]
+      .sort((a, b) => (branches[b] as BranchReport).jobs - (branches[a] as BranchReport).jobs || a - b)
+      .slice(0, MAX_CHARTED_BRANCHES),
+  );
+  return branches.filter((_, index) => busiest.has(index));
 }
 
 function renderHeader(report: OperationView): SafeHtml {
