@@ -1,4 +1,5 @@
 import { openInputStream } from '../input.js';
+import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import { formatCap, INPUT_CAPS, READ_CHUNK_BYTES } from '../bounds.js';
 import { forEachRecordLine, LineTooLong } from '../mock/log-read.js';
@@ -61,7 +62,9 @@ export async function readLog(
           }
           summary.lines += 1;
           counts.lines += 1;
-          const reason = malformedReason(line.toString('utf8'), glued !== undefined);
+          const reason = isUtf8(line)
+            ? malformedReason(line.toString('utf8'), glued !== undefined)
+            : 'not UTF-8 (the mocks write their logs in UTF-8: this line is not one of their records)';
           summary.malformed.push({ file, line: number, reason });
           if (glued) take(glued);
           return undefined;
@@ -76,7 +79,9 @@ export async function readLog(
   return counts;
 }
 
+/** A record, from a line that is one: the mocks write UTF-8 only, so a line that is not is no record of theirs. */
 function recordOf(line: Buffer): LogRecord | undefined {
+  if (!isUtf8(line)) return undefined;
   const parsed = parseLogLine(line.toString('utf8'));
   return parsed.ok ? parsed.record : undefined;
 }
@@ -88,8 +93,10 @@ function malformedReason(line: string, glued: boolean): string {
   if (glued) return `${TORN}, followed by a complete record (counted)`;
   const parsed = parseLogLine(line);
   if (parsed.ok) return 'not a record';
-  // Only a line that starts as a record and is no JSON was cut short; a whole JSON line says what is wrong with it.
-  return line.startsWith(RECORD_START) && parsed.reason === NOT_JSON ? `${TORN}: ${parsed.reason}` : parsed.reason;
+  // Only a line that starts as a record, is no JSON and does not end as one was cut short; any other line says
+  // what is wrong with it (a raw control character in a string is no torn write).
+  const torn = line.startsWith(RECORD_START) && parsed.reason === NOT_JSON && !line.trimEnd().endsWith('}');
+  return torn ? `${TORN}: ${parsed.reason}` : parsed.reason;
 }
 
 /** A line of a log over INPUT_CAPS.logLine: reading stopped there. */

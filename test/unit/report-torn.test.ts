@@ -40,4 +40,23 @@ describe('cai report on a log with records cut short', () => {
       { file: 'events.ndjson', line: 5, reason: `${torn}: not valid JSON` },
     ]);
   });
+
+  it('does not call a whole line with a raw control character torn, and refuses a line that is not UTF-8', async () => {
+    const raw = line('raw').replace('"event_id":"raw"', '"event_id":"r\u001baw"');
+    const lead = Buffer.from(line('latin'));
+    const latin = Buffer.concat([lead.subarray(0, 40), Buffer.from([0xe9]), lead.subarray(40)]);
+    const text = Buffer.concat([Buffer.from(line('a')), Buffer.from(raw), latin, Buffer.from(line('b'))]);
+    const records: LogRecord[] = [];
+    const summary: ReadSummary = { lines: 0, malformed: [] };
+    await readLog(Readable.from([text]), 'events.ndjson', (record) => records.push(record), summary);
+    expect(records.map((record) => record.eventId)).toEqual(['a', 'b']);
+    expect(summary.malformed).toEqual([
+      { file: 'events.ndjson', line: 2, reason: 'not valid JSON' },
+      {
+        file: 'events.ndjson',
+        line: 3,
+        reason: 'not UTF-8 (the mocks write their logs in UTF-8: this line is not one of their records)',
+      },
+    ]);
+  });
 });
