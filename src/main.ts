@@ -179,9 +179,14 @@ function reportError(error: unknown, output: Output, argv: readonly string[], pr
     );
     // For a mistyped subcommand, point at the group's help, not at the mistyped word's.
     const command = error.code === 'commander.unknownCommand' ? group : commandNameOf(argv, program);
-    const hint = command
+    const help = command
       ? `run 'cai ${command} --help' for its options and examples`
       : "run 'cai --help' for the commands";
+    // `cai send-event … event.json`, as curl or Hurl take a file: here a body is given with --body.
+    const hint =
+      error.code === 'commander.excessArguments' && command !== undefined && takesBody(program, command)
+        ? `a file to send, sign or check is given with --body FILE (- for stdin); ${help}`
+        : help;
     return print(output, 'usage', redactSecrets(message), hint, ExitCode.usage, error);
   }
   if (error instanceof CaiError) {
@@ -253,6 +258,13 @@ function commandNameOf(argv: readonly string[], program?: Command): string | und
     .find((command) => command.name() === first)
     ?.commands.some((command) => command.name() === second);
   return (GROUPS.has(first) && /^[a-z]+$/.test(second)) || ownSubcommand === true ? `${first} ${second}` : first;
+}
+
+/** Whether the command named `cai <name>` has a --body option. */
+function takesBody(program: Command | undefined, name: string): boolean {
+  let command: Command | undefined = program;
+  for (const word of name.split(' ')) command = command?.commands.find((each) => each.name() === word);
+  return command?.options.some((option) => option.long === '--body') === true;
 }
 
 const GROUPS = new Set(Object.keys(GROUP_SUBCOMMANDS));
