@@ -4,6 +4,7 @@
  * the mock's secrets, after requests that carry a secret in a header and in the body by mistake.
  */
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startMockPlatform } from '../../../src/mock/platform.js';
 import { InspectorStore } from '../../../src/inspector/store.js';
@@ -80,6 +81,20 @@ function get(
   });
 }
 
+/** One request written as raw bytes (headers node:http would not send), and the whole answer, as text. */
+function rawExchange(inspector: RunningInspector, head: string): Promise<string> {
+  const { hostname, port } = new URL(inspector.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () =>
+      socket.end(head.replace(/\r\n\r\n$/, '\r\nConnection: close\r\n\r\n')),
+    );
+    let text = '';
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
+  });
+}
+
 /** Opens the live stream and collects what it sends until `stop()`. */
 function stream(
   inspector: RunningInspector,
@@ -149,6 +164,17 @@ describe('the inspector server', () => {
     expect((await get(inspector, '/api/requests', { host: '127.0.0.1:1' })).status).toBe(421);
     expect((await get(inspector, '/api/requests', { host: `localhost:${port}` })).status).toBe(200);
     expect((await get(inspector, '/api/requests', { host: `127.0.0.1:${port}` })).status).toBe(200);
+  });
+
+  it('answers 400 to more than one Host and judges an absolute-form target by its own authority (RFC 9112 §3.2)', async () => {
+    const { inspector } = await setUp();
+    const own = new URL(inspector.url).host;
+    const status = async (head: string) => /^HTTP\/1\.1 ([0-9]{3})/.exec(await rawExchange(inspector, head))?.[1];
+    expect(await status(`GET /api/info HTTP/1.1\r\nHost: ${own}\r\nHost: evil.example\r\n\r\n`)).toBe('400');
+    expect(await status(`GET /api/info HTTP/1.1\r\nHost: evil.example\r\nHost: ${own}\r\n\r\n`)).toBe('400');
+    expect(await status(`GET http://evil.example/api/info HTTP/1.1\r\nHost: ${own}\r\n\r\n`)).toBe('421');
+    expect(await status(`GET http://${own}/api/info HTTP/1.1\r\nHost: evil.example\r\n\r\n`)).toBe('200');
+    expect(await status(`GET /api/info HTTP/1.1\r\nHost: ${own}\r\n\r\n`)).toBe('200');
   });
 
   it('bounds its pages and its live streams, and streams new requests in batches', async () => {
