@@ -6,11 +6,11 @@
 import { INSPECTOR_SERVER_CAPS } from '../bounds.js';
 import { html, type SafeHtml } from '../output/html/escape.js';
 import { headerPairs, type InspectedRequest } from './capture.js';
-import { conversationList, conversationOf, type Conversation } from './conversation.js';
+import { conversationList, conversationOf, leadWithPath, type Conversation } from './conversation.js';
 import { callbackDetail, requestDetail } from './detail.js';
 import type { InspectorState } from './state.js';
 import type { InspectedCallback, InspectorStore, RequestFilter } from './store.js';
-import { decodeLead } from './lead-path.js';
+import { decodeLead, isLeadDigest } from './lead-path.js';
 import { renderCallbackDetail, renderConversation, renderRequestDetail } from './views.js';
 
 const MAX_QUERY_TEXT = INSPECTOR_SERVER_CAPS.queryTextCharacters;
@@ -138,14 +138,20 @@ function lookupsOf(state: InspectorState) {
       return callback ? answer(callback) : notFound(state, `Callback #${match[1]}`, view);
     },
     withConversation(match: RegExpExecArray, answer: (conversation: Conversation) => Answer, view = false): Answer {
-      let lead: string;
-      try {
-        lead = decodeLead(match[2] as string);
-      } catch {
-        return errorAnswer(state, 400, 'bad_lead', 'the lead_id in the path is not URL-encoded UTF-8');
-      }
-      const conversation = conversationOf(store, match[1] as 'live' | 'test', lead);
-      return conversation ? answer(conversation) : notFound(state, `A conversation of ${lead}`, view);
+      const space = match[1] as 'live' | 'test';
+      const segment = match[2] as string;
+      let lead: string | undefined;
+      if (isLeadDigest(segment)) lead = leadWithPath(store, space, segment);
+      else
+        try {
+          lead = decodeLead(segment);
+        } catch {
+          return errorAnswer(state, 400, 'bad_lead', 'the lead_id in the path is not URL-encoded UTF-8');
+        }
+      const conversation = lead === undefined ? undefined : conversationOf(store, space, lead);
+      return conversation
+        ? answer(conversation)
+        : notFound(state, lead === undefined ? 'A conversation of that lead' : `A conversation of ${lead}`, view);
     },
   };
 }

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startMockPlatform } from '../../../src/mock/platform.js';
 import { InspectorStore } from '../../../src/inspector/store.js';
 import { REDACTED } from '../../../src/inspector/redact.js';
+import { encodeLead } from '../../../src/inspector/lead-path.js';
 import { startInspectorServer, type RunningInspector } from '../../../src/inspector/server.js';
 import { LIVE_SECRET, TEST_SECRET, event, post } from '../../helpers/mock-client.js';
 import { copyCommandsFor } from '../../../src/commands/mock/copy-commands.js';
@@ -175,6 +176,29 @@ describe('the inspector server', () => {
     expect(await status(`GET http://evil.example/api/info HTTP/1.1\r\nHost: ${own}\r\n\r\n`)).toBe('421');
     expect(await status(`GET http://${own}/api/info HTTP/1.1\r\nHost: evil.example\r\n\r\n`)).toBe('200');
     expect(await status(`GET /api/info HTTP/1.1\r\nHost: ${own}\r\n\r\n`)).toBe('200');
+  });
+
+  it('opens the conversation of every lead accepted: empty, `.`, `..`, one of 2 000 CJK characters, a lone surrogate', async () => {
+    const { mock, inspector } = await setUp();
+    const leads = ['', '.', '..', '一'.repeat(2000), 'L\ud800x', 'lead.1'];
+    for (const lead of leads) expect((await post(mock.url, event({ lead_id: lead }))).status).toBe(202);
+    for (const lead of leads) {
+      const path = encodeLead(lead);
+      expect(path.length, JSON.stringify(lead.slice(0, 4))).toBeLessThanOrEqual(1024);
+      expect(path).not.toMatch(/^\.{0,2}$/);
+      const api = await get(inspector, `/api/conversations/live/${path}`);
+      expect(api.status, path).toBe(200);
+      const conversation = JSON.parse(api.body.toString()) as { lead_id: string; messages: unknown[] };
+      expect(conversation.lead_id === lead, path).toBe(true);
+      expect(conversation.messages).toHaveLength(1);
+      const view = await get(inspector, `/view/conversations/live/${path}`);
+      expect(view.body.toString(), path).toContain('<article class="conversation">');
+    }
+    expect(encodeLead('lead.1')).toBe('lead.1');
+    const unknown = await get(inspector, `/api/conversations/live/%h${'0'.repeat(64)}`);
+    expect(unknown.status).toBe(404);
+    const detail = await get(inspector, '/view/requests/4');
+    expect(detail.body.toString()).toContain(`href="#/conversations/live/${encodeLead(leads[3] as string)}"`);
   });
 
   it('bounds its pages and its live streams, and streams new requests in batches', async () => {
