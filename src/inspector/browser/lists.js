@@ -44,7 +44,7 @@ function cell(tr, text, className, title) {
   tr.appendChild(td);
 }
 
-/* encodeLead, decodeLead, leadDigest (lead-path.ts), time, tone (views.ts), plural (src/text.ts): put here when the page is made */
+/* encodeLead, decodeLead (lead-path.ts), time, tone (views.ts), plural (src/text.ts): put here when the page is made */
 
 function setLive(text, state) {
   $('live').textContent = text;

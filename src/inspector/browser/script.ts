@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { COPY_TEXT_FUNCTION } from '../../output/html/copy-script.js';
 import { plural } from '../../text.js';
-import { decodeLead, encodeLead, leadDigest } from '../lead-path.js';
+import { decodeLead, encodeLead } from '../lead-path.js';
 import { time, tone } from '../views.js';
 
 const LISTS: string = readFileSync(new URL('./lists.js', import.meta.url), 'utf8');
@@ -18,9 +18,9 @@ const PAGE: string = readFileSync(new URL('./inspector.js', import.meta.url), 'u
 const COPY_TEXT_PLACE =
   '/* copyText(button, pre, selectedLabel): src/output/html/copy-script.ts, put here when the page is made */';
 const SERVER_PLACE =
-  '/* encodeLead, decodeLead, leadDigest (lead-path.ts), time, tone (views.ts), plural (src/text.ts): put here when the page is made */';
+  '/* encodeLead, decodeLead (lead-path.ts), time, tone (views.ts), plural (src/text.ts): put here when the page is made */';
 /** The server's own functions (their source: self-contained, they name nothing outside themselves). */
-const SERVER_FUNCTIONS = Object.entries({ encodeLead, decodeLead, leadDigest, time, tone, plural })
+const SERVER_FUNCTIONS = Object.entries({ encodeLead, decodeLead, time, tone, plural })
   .map(([name, code]) => `const ${name} = ${code.toString()};`)
   .join('\n');
 
