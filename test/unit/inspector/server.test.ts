@@ -3,6 +3,7 @@
  * Host refused, bounded pages and streams, live updates, and the secret: every byte it serves is searched for
  * the mock's secrets, after requests that carry a secret in a header and in the body by mistake.
  */
+import { createHmac } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import { startMockPlatform } from '../../../src/mock/platform.js';
 import { InspectorStore } from '../../../src/inspector/store.js';
 import { REDACTED } from '../../../src/inspector/redact.js';
 import { encodeLead } from '../../../src/inspector/lead-path.js';
+import { parseRawRequest } from '../../../src/http/raw-request.js';
 import { startInspectorServer, type RunningInspector } from '../../../src/inspector/server.js';
 import { LIVE_SECRET, TEST_SECRET, event, post } from '../../helpers/mock-client.js';
 import { copyCommandsFor } from '../../../src/commands/mock/copy-commands.js';
@@ -199,6 +201,47 @@ describe('the inspector server', () => {
     expect(unknown.status).toBe(404);
     const detail = await get(inspector, '/view/requests/4');
     expect(detail.body.toString()).toContain(`href="#/conversations/live/${encodeLead(leads[3] as string)}"`);
+  });
+
+  it('begins the capture of a request it cut with lines saying what, marks each cut in ASCII, and keeps a whole one exact', async () => {
+    const { mock, inspector } = await setUp({ maxHeaders: 20, maxHeaderBytes: 1000 });
+    const body = JSON.stringify(event({ lead_id: 'lead-cut' }));
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const signature = `sha256=${createHmac('sha256', LIVE_SECRET).update(`${timestamp}.${body}`).digest('hex')}`;
+    const { host } = new URL(mock.url);
+    const request = (target: string, extra: string[]) =>
+      [
+        `POST ${target} HTTP/1.1`,
+        `Host: ${host}`,
+        'X-CAI-Provider: acme',
+        `X-CAI-Timestamp: ${timestamp}`,
+        `X-CAI-Signature: ${signature}`,
+        'Content-Type: application/json',
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        ...extra,
+      ].join('\r\n');
+    const long = [`X-Long: ${'v'.repeat(1500)}`, ...Array.from({ length: 20 }, (_, index) => `X-N${index}: ${index}`)];
+    const mockPort = { url: mock.url } as RunningInspector;
+    await rawExchange(
+      mockPort,
+      `${request(`${new URL(mock.url).pathname}?q=${'a'.repeat(3000)}`, long)}\r\n\r\n${body}`,
+    );
+    await rawExchange(mockPort, `${request(new URL(mock.url).pathname, [])}\r\n\r\n${body}`);
+    const cut = (await get(inspector, '/api/requests/1/request.http')).body.toString('latin1');
+    const lines = cut.slice(0, cut.indexOf('\r\n\r\n')).split('\r\n');
+    expect(lines[0]).toMatch(/^# cai's inspector cut this request/);
+    expect(lines.filter((line) => line.startsWith('# '))).toHaveLength(4);
+    expect(cut).not.toContain('&');
+    expect(lines.find((line) => line.startsWith('POST '))).toMatch(/^POST \/events\?q=a+\.\.\. HTTP\/1\.1$/);
+    expect(lines.find((line) => line.startsWith('X-Long: '))).toBe(`X-Long: ${'v'.repeat(1000)}...`);
+    expect(parseRawRequest(Buffer.from(cut, 'latin1')).ok).toBe(false);
+    const commands = (JSON.parse((await get(inspector, '/api/requests/1')).body.toString()) as { commands: object })
+      .commands as { replay?: string; curl?: string; notes: string[] };
+    expect(commands.replay).toBeUndefined();
+    expect(commands.curl).toBeDefined();
+    expect(commands.notes.join(' ')).toContain('cut this request at its bounds');
+    const whole = (await get(inspector, '/api/requests/2/request.http')).body.toString('utf8');
+    expect(whole).toBe(`${request(new URL(mock.url).pathname, [])}\r\n\r\n${body}`);
   });
 
   it('bounds its pages and its live streams, and streams new requests in batches', async () => {
