@@ -285,6 +285,36 @@ describe('the inspector server', () => {
     again.stop();
   });
 
+  it('never serves a secret spelled with JSON escapes in a body (RFC 8259 §7), which the page would show decoded', async () => {
+    const { mock, inspector } = await setUp();
+    const escapeOne = (secret: string, at: number) =>
+      `${secret.slice(0, at)}\\u${secret.charCodeAt(at).toString(16).toUpperCase().padStart(4, '0')}${secret.slice(at + 1)}`;
+    const everyOne = (secret: string) =>
+      [...secret].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    const spellings = [escapeOne(LIVE_SECRET, 5), everyOne(LIVE_SECRET), escapeOne(TEST_SECRET, 0)];
+    for (const spelling of spellings) {
+      const raw = JSON.stringify(event({ lead_id: 'lead-escaped', text: 'x' })).replace(
+        '"text":"x"',
+        `"text":"${spelling}"`,
+      );
+      expect(JSON.parse(raw).text).not.toBe('x');
+      expect((await post(mock.url, undefined, { raw })).status).toBe(202);
+    }
+    const decoded = (text: string) =>
+      text.replace(/\\+u([0-9a-fA-F]{4})/g, (_, unit: string) => String.fromCharCode(parseInt(unit, 16)));
+    for (let id = 1; id <= spellings.length; id++)
+      for (const path of [
+        `/api/requests/${id}`,
+        `/view/requests/${id}`,
+        `/api/requests/${id}/body`,
+        `/api/requests/${id}/request.http`,
+      ]) {
+        const served = decoded((await get(inspector, path)).body.toString('utf8'));
+        for (const secret of [LIVE_SECRET, TEST_SECRET]) expect(served.includes(secret), path).toBe(false);
+        expect(served, path).toContain(REDACTED);
+      }
+  });
+
   it('never serves a secret: every byte of every endpoint and of the stream, after secrets sent by mistake', async () => {
     const { mock, inspector } = await setUp();
     const live = await stream(inspector);
