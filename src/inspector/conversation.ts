@@ -70,6 +70,8 @@ export interface ConversationSummary {
   last_at: string;
   /** The id of its newest row (ties of last_at are broken by it). */
   last_id: number;
+  /** Its path segment: `/api/conversations/<space>/<path>` (lead-path.ts encodeLead). */
+  path?: string;
 }
 
 const MAX_REJECTED = 50;
@@ -113,7 +115,10 @@ export function conversationList(
   const items = [...byLead.values()].sort((a, b) =>
     b.last_at === a.last_at ? b.last_id - a.last_id : b.last_at < a.last_at ? -1 : 1,
   );
-  return { items: items.slice(0, limit), total: items.length };
+  return {
+    items: items.slice(0, limit).map((item) => ({ ...item, path: encodeLead(item.lead_id) })),
+    total: items.length,
+  };
 }
 
 /**

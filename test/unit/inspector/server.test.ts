@@ -197,6 +197,10 @@ describe('the inspector server', () => {
       expect(view.body.toString(), path).toContain('<article class="conversation">');
     }
     expect(encodeLead('lead.1')).toBe('lead.1');
+    const list = JSON.parse((await get(inspector, '/api/conversations')).body.toString()) as {
+      items: { lead_id: string; path: string }[];
+    };
+    for (const item of list.items) expect(item.path).toBe(encodeLead(item.lead_id));
     const unknown = await get(inspector, `/api/conversations/live/%h${'0'.repeat(64)}`);
     expect(unknown.status).toBe(404);
     const detail = await get(inspector, '/view/requests/4');
