@@ -23,8 +23,12 @@ export interface InspectedRequest extends Sized, ObservedRequest {
    * that the list can show and filter them too. Absent otherwise: the entry has them (see idsOf).
    */
   claimed?: Ids;
-  /** Header lines past the bound, or with their value cut. */
+  /** Header lines past the bound, or with their name or value cut. */
   headersCut: number;
+  /** Of those, the lines past the bound, left out (the rest are kept with a name or value cut, ending in `…`). */
+  headersLeftOut?: number;
+  /** The target's full length in characters, when it was cut (it then ends in `…`). */
+  targetChars?: number;
   /** The body's full length in bytes (more than `body.length` when cut). */
   bodyBytes?: number;
 }
@@ -69,7 +73,7 @@ export function captureRequest(
   limits: InspectorLimits,
   arena: Arena,
 ): InspectedRequest {
-  const { rawHeaders, cut } = boundedHeaders(observed.rawHeaders, limits);
+  const { rawHeaders, cut, leftOut } = boundedHeaders(observed.rawHeaders, limits);
   const body =
     observed.body === undefined
       ? undefined
@@ -92,6 +96,8 @@ export function captureRequest(
     httpVersion: observed.httpVersion,
     rawHeaders,
     headersCut: cut,
+    ...(leftOut > 0 ? { headersLeftOut: leftOut } : {}),
+    ...(target !== observed.target ? { targetChars: observed.target.length } : {}),
     remoteAddress: observed.remoteAddress,
     body,
     bodyBytes: observed.body?.length,
@@ -148,6 +154,29 @@ export function headerOf(request: InspectedRequest, name: string): string | unde
   return undefined;
 }
 
+/**
+ * What the inspector cut of a request, in lines for the top of its capture (routes.ts captureOf); none when it kept
+ * it whole. Counts only, never bytes from the network.
+ */
+export function cutNotes(request: InspectedRequest): string[] {
+  const notes: string[] = [];
+  if (request.targetChars !== undefined)
+    notes.push(
+      `the request target: its first ${request.target.length - 1} of ${request.targetChars} characters, then "..."`,
+    );
+  const leftOut = request.headersLeftOut ?? 0;
+  if (leftOut > 0) notes.push(`the headers: ${leftOut} lines past the inspector's bound left out, at the end`);
+  if (request.headersCut > leftOut)
+    notes.push(
+      `the headers: ${request.headersCut - leftOut} lines with a name or value past the bound, cut and ending in "..."`,
+    );
+  if (bodyCut(request))
+    notes.push(
+      `the body: its first ${request.body?.length} of ${request.bodyBytes} bytes (Content-Length says all of them)`,
+    );
+  return notes;
+}
+
 /** The body was cut to the bound (so it is not the bytes that were signed). */
 export function bodyCut(request: InspectedRequest): boolean {
   return request.body !== undefined && request.bodyBytes !== undefined && request.bodyBytes > request.body.length;
@@ -179,27 +208,28 @@ function pick<T extends object, K extends keyof T>(entry: T, keys: readonly K[])
 function boundedHeaders(
   raw: readonly string[],
   limits: InspectorLimits,
-): { rawHeaders: readonly string[]; cut: number } {
+): { rawHeaders: readonly string[]; cut: number; leftOut: number } {
   let within = raw.length <= limits.maxHeaders * 2;
   for (let index = 0; within && index < raw.length; index++)
     within = (raw[index] as string).length <= limits.maxHeaderBytes;
-  if (within) return { rawHeaders: raw, cut: 0 };
+  if (within) return { rawHeaders: raw, cut: 0, leftOut: 0 };
   const kept: string[] = [];
   let cut = 0;
+  let leftOut = 0;
+  const bounded = (text: string) =>
+    text.length > limits.maxHeaderBytes ? `${text.slice(0, limits.maxHeaderBytes)}…` : text;
   for (let index = 0; index + 1 < raw.length; index += 2) {
     const name = raw[index] as string;
     const value = raw[index + 1] as string;
     if (kept.length >= limits.maxHeaders * 2) {
       cut++;
+      leftOut++;
       continue;
     }
     if (name.length > limits.maxHeaderBytes || value.length > limits.maxHeaderBytes) cut++;
-    kept.push(
-      name.slice(0, limits.maxHeaderBytes),
-      value.length > limits.maxHeaderBytes ? `${value.slice(0, limits.maxHeaderBytes)}…` : value,
-    );
+    kept.push(bounded(name), bounded(value));
   }
-  return { rawHeaders: kept, cut };
+  return { rawHeaders: kept, cut, leftOut };
 }
 
 function headerBytes(raw: readonly string[]): number {

@@ -10,6 +10,7 @@ import type { InspectedRequest, RequestSummary } from './capture.js';
 import { idsOf, summarise } from './capture.js';
 import type { InspectedCallback, InspectorStore, RetryNote } from './store.js';
 import { interfaceSpec } from '../spec/interfaces.js';
+import { encodeLead } from './lead-path.js';
 import type { InterfaceId } from '../spec/constants.js';
 
 /** One event of a conversation, with the fields a transcript shows (TEXT_FIELDS, and attempts). */
@@ -69,6 +70,8 @@ export interface ConversationSummary {
   last_at: string;
   /** The id of its newest row (ties of last_at are broken by it). */
   last_id: number;
+  /** Its path segment: `/api/conversations/<space>/<path>` (lead-path.ts encodeLead). */
+  path?: string;
 }
 
 const MAX_REJECTED = 50;
@@ -112,7 +115,31 @@ export function conversationList(
   const items = [...byLead.values()].sort((a, b) =>
     b.last_at === a.last_at ? b.last_id - a.last_id : b.last_at < a.last_at ? -1 : 1,
   );
-  return { items: items.slice(0, limit), total: items.length };
+  return {
+    items: items.slice(0, limit).map((item) => ({ ...item, path: encodeLead(item.lead_id) })),
+    total: items.length,
+  };
+}
+
+/**
+ * The lead of `space` whose path segment (encodeLead) is `path`, among the leads kept: how a lead named by its
+ * digest (one too long for a URL, or empty, `.` or `..`) is found again.
+ */
+export function leadWithPath(store: InspectorStore, space: 'live' | 'test', path: string): string | undefined {
+  const seen = new Set<string>();
+  const named = (lead: string | undefined) => {
+    if (lead === undefined || seen.has(lead)) return false;
+    seen.add(lead);
+    return encodeLead(lead) === path;
+  };
+  for (const request of store.requests.oldestFirst()) {
+    const lead = idsOf(request).lead_id;
+    if ((request.entry.space ?? 'live') === space && named(lead)) return lead;
+  }
+  if (space === 'live')
+    for (const callback of store.callbacks.oldestFirst())
+      if (named(callback.entry.lead_id)) return callback.entry.lead_id;
+  return undefined;
 }
 
 /** A request of the interface whose documents are contact jobs (§4.1): the start of a conversation. */

@@ -5,12 +5,12 @@
  */
 import { INSPECTOR_SERVER_CAPS } from '../bounds.js';
 import { html, type SafeHtml } from '../output/html/escape.js';
-import { headerPairs, type InspectedRequest } from './capture.js';
-import { conversationList, conversationOf, type Conversation } from './conversation.js';
-import { callbackDetail, requestDetail } from './detail.js';
+import { cutNotes, headerPairs, type InspectedRequest } from './capture.js';
+import { conversationList, conversationOf, leadWithPath, type Conversation } from './conversation.js';
+import { callbackDetail, requestDetail, type CopyCommands } from './detail.js';
 import type { InspectorState } from './state.js';
 import type { InspectedCallback, InspectorStore, RequestFilter } from './store.js';
-import { decodeLead } from './lead-path.js';
+import { decodeLead, isLeadDigest } from './lead-path.js';
 import { renderCallbackDetail, renderConversation, renderRequestDetail } from './views.js';
 
 const MAX_QUERY_TEXT = INSPECTOR_SERVER_CAPS.queryTextCharacters;
@@ -48,7 +48,7 @@ function notFound(state: InspectorState, what: string, view = false): Answer {
 export function routesOf(state: InspectorState): Route[] {
   const { options, store, redactor } = state;
   const json = (status: number, value: unknown) => jsonAnswer(state, status, value);
-  const commands = (request: InspectedRequest) => options.copyCommands?.(request, state.url) ?? { notes: [] };
+  const commands = (request: InspectedRequest) => replayableOnly(request, options.copyCommands?.(request, state.url));
   const { withRequest, withCallback, withConversation } = lookupsOf(state);
   return [
     [
@@ -138,14 +138,20 @@ function lookupsOf(state: InspectorState) {
       return callback ? answer(callback) : notFound(state, `Callback #${match[1]}`, view);
     },
     withConversation(match: RegExpExecArray, answer: (conversation: Conversation) => Answer, view = false): Answer {
-      let lead: string;
-      try {
-        lead = decodeLead(match[2] as string);
-      } catch {
-        return errorAnswer(state, 400, 'bad_lead', 'the lead_id in the path is not URL-encoded UTF-8');
-      }
-      const conversation = conversationOf(store, match[1] as 'live' | 'test', lead);
-      return conversation ? answer(conversation) : notFound(state, `A conversation of ${lead}`, view);
+      const space = match[1] as 'live' | 'test';
+      const segment = match[2] as string;
+      let lead: string | undefined;
+      if (isLeadDigest(segment)) lead = leadWithPath(store, space, segment);
+      else
+        try {
+          lead = decodeLead(segment);
+        } catch {
+          return errorAnswer(state, 400, 'bad_lead', 'the lead_id in the path is not URL-encoded UTF-8');
+        }
+      const conversation = lead === undefined ? undefined : conversationOf(store, space, lead);
+      return conversation
+        ? answer(conversation)
+        : notFound(state, lead === undefined ? 'A conversation of that lead' : `A conversation of ${lead}`, view);
     },
   };
 }
@@ -183,12 +189,36 @@ function download(state: InspectorState, name: string, body: Buffer): Answer {
   return { status: 200, type: 'application/octet-stream', body, headers };
 }
 
-/** The request as `cai verify --request` and `cai replay --request` read it: request line, headers, blank line, body. */
+/** The copy commands, but no replay of a capture that is not the request as received (captureOf). */
+function replayableOnly(request: InspectedRequest, commands: CopyCommands | undefined): CopyCommands {
+  if (commands?.replay === undefined || cutNotes(request).length === 0) return commands ?? { notes: [] };
+  const { replay: _cut, ...rest } = commands;
+  const note = 'the inspector cut this request at its bounds (its capture says what): it is not replayed from here';
+  return { ...rest, notes: [...rest.notes, note] };
+}
+
+/**
+ * The request as `cai verify --request` and `cai replay --request` read it: request line, headers, blank line, body,
+ * byte for byte as received. A request the inspector cut (limits.ts) is not that: its capture begins with `# ` lines
+ * that say what was cut, and each cut ends in ASCII `...` (bytes the sender did not send, so said), so that no
+ * reader takes it for the request as received (one that does not know these lines refuses the file: its first line
+ * is not a request line).
+ */
 function captureOf(request: InspectedRequest): Buffer {
+  const notes = cutNotes(request);
+  // Names and values are latin1 as Node read them: a `…` (U+2026) at the end of one is the inspector's cut mark.
+  const cutMark = (text: string) => (text.endsWith('…') ? `${text.slice(0, -1)}...` : text);
+  const target = request.targetChars !== undefined ? cutMark(request.target) : request.target;
   const head = [
-    `${request.method} ${request.target} HTTP/${request.httpVersion}`,
-    ...headerPairs(request).map(([name, value]) => `${name}: ${value}`),
+    ...(notes.length > 0
+      ? [
+          "# cai's inspector cut this request at its bounds: this is not the request as received",
+          ...notes.map((note) => `# ${note}`),
+        ]
+      : []),
+    `${request.method} ${target} HTTP/${request.httpVersion}`,
+    ...headerPairs(request).map(([name, value]) => `${cutMark(name)}: ${cutMark(value)}`),
   ].join('\r\n');
-  // Header values are kept as Node read them (latin1): written back byte for byte.
+  // Everything else is written back byte for byte.
   return Buffer.concat([Buffer.from(`${head}\r\n\r\n`, 'latin1'), request.body ?? Buffer.alloc(0)]);
 }

@@ -111,7 +111,12 @@ function handle(
   };
   const fail = (status: number, error: string, message: string, headers?: Record<string, string>) =>
     send(errorAnswer(state, status, error, message, headers));
-  if (!state.allowedHosts(request.headers.host)) {
+  const authority = authorityOf(request);
+  if (authority === undefined) {
+    fail(400, 'bad_host', 'one Host header, naming the inspector, is required (RFC 9112 §3.2)');
+    return;
+  }
+  if (!state.allowedHosts(authority)) {
     fail(421, 'wrong_host', `the inspector answers only at ${state.url}`);
     return;
   }
@@ -149,6 +154,28 @@ function handle(
   } catch (error) {
     fail(500, 'internal_error', `a bug in the inspector: ${errorMessage(error)}`);
   }
+}
+
+/**
+ * The authority a request names: the target's own in absolute form (RFC 9112 §3.2.2: the Host header is then
+ * ignored), else its one Host header. Undefined (a 400) for more than one Host header (§3.2: a server responds 400
+ * to a request with more than one), where Node would quietly keep the first.
+ */
+function authorityOf(request: IncomingMessage): string | undefined {
+  let hosts = 0;
+  for (let index = 0; index < request.rawHeaders.length; index += 2)
+    if ((request.rawHeaders[index] as string).toLowerCase() === 'host') hosts++;
+  if (hosts > 1) return undefined;
+  const target = request.url ?? '/';
+  if (target.startsWith('/')) return request.headers.host ?? '';
+  let absolute: URL;
+  try {
+    absolute = new URL(target);
+  } catch {
+    return '';
+  }
+  // Only http: names this server; a URL without a port names 80, which hostCheck wants written out.
+  return absolute.protocol === 'http:' ? `${absolute.hostname}:${absolute.port || '80'}` : '';
 }
 
 /** Host headers this inspector answers: its own address and localhost, with its port (any IP when bound to all). */

@@ -9,7 +9,7 @@ import type { Explanation, SectionedIssue } from './explain.js';
 import type { Diagnosis } from '../signing/diagnose.js';
 import type { RequestSummary } from './capture.js';
 import { formatBytes, renderBody, renderHead } from '../output/html/bodies.js';
-import { html, type SafeHtml } from '../output/html/escape.js';
+import { escapeHtml as escapeMarkup, html, type SafeHtml } from '../output/html/escape.js';
 import { metaList } from '../output/html/page.js';
 import { documentLabel } from '../spec/interfaces.js';
 import { encodeLead } from './lead-path.js';
@@ -33,8 +33,24 @@ function body(detail: BodyDetail | undefined, absent: string): SafeHtml {
   return html`${detail.truncated ? html`<p class="notice">Only the first ${formatBytes(detail.kept)} of ${formatBytes(detail.bytes)} are kept.</p>` : ''}${renderBody({ bytes: detail.kept, text: detail.text, sha256: detail.sha256, hexPrefix: detail.hexPrefix })}`;
 }
 
+/**
+ * A command and its copy button. The `pre` shows the command as escapeMarkup writes it (a control or bidi character
+ * visibly, `\u202e`); when that is not the command itself, the exact text rides along in `data-copy-text` (copyText
+ * copies it), as a JSON string in ASCII: an attribute cannot hold a NUL, a CR or a lone surrogate as such, and a
+ * character reference to U+0080–U+009F is read as another character.
+ */
 function copyBlock(id: string, label: string, command: string): SafeHtml {
-  return html`<div class="cmd"><div class="cmd-head"><b>${label}</b><button type="button" class="copy" data-copy="${id}">copy</button></div><pre class="cmd" id="${id}">${command}</pre></div>`;
+  return html`<div class="cmd"><div class="cmd-head"><b>${label}</b><button type="button" class="copy" data-copy="${id}">copy</button></div><pre class="cmd" id="${id}"${exactCopyText(command)}>${command}</pre></div>`;
+}
+
+function exactCopyText(command: string): SafeHtml | string {
+  const shownAsIs = escapeMarkup(command) === command.replace(/[&<>"']/g, escapeMarkup) && !command.includes('\r');
+  if (shownAsIs) return '';
+  const ascii = JSON.stringify(command).replace(
+    /[\u007f-\uffff]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  return html` data-copy-text="${ascii}"`;
 }
 
 /** The time of day of an ISO date, to the millisecond (the page's script has it too). */

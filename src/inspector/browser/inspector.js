@@ -4,10 +4,11 @@
 // ---- conversations -------------------------------------------------------------------------------------------
 function leadItem(item) {
   const li = document.createElement('li');
-  li.setAttribute('data-route', '#/conversations/' + item.space + '/' + encodeLead(item.lead_id));
+  const path = item.space + '/' + encodeLead(item.lead_id);
+  li.setAttribute('data-route', '#/conversations/' + path);
   li.setAttribute('data-lead', item.lead_id);
   li.tabIndex = 0;
-  if (view.key === 'l' + item.space + '/' + item.lead_id) li.setAttribute('aria-selected', 'true');
+  if (view.key === 'l' + path) li.setAttribute('aria-selected', 'true');
   const name = document.createElement('code');
   name.textContent = visible(item.lead_id);
   const facts = document.createElement('span');
@@ -37,15 +38,16 @@ function loadConversations() {
 /** New events for some leads: refresh the conversations list and an open conversation of one of them. */
 function noteActivity(leads) {
   if (view.tab === 'conversations') later('leads', 400, loadConversations);
-  if (view.lead !== null && leads.indexOf(view.lead) !== -1) later('detail', 300, () => loadDetail(view.url, true));
+  const open = view.leadPath !== null && leads.some((lead) => typeof lead === 'string' && encodeLead(lead) === view.leadPath);
+  if (open) later('detail', 300, () => loadDetail(view.url, true));
 }
 
 // ---- the detail pane and the routes -------------------------------------------------------------------------
-/** The row or lead a selection key names: `r12` a request, `c3` a callback, `llive/lead_1` a conversation. */
+/** The row or lead a selection key names: `r12` a request, `c3` a callback, `llive/lead_1` a conversation (its path). */
 function elementOf(key) {
   if (key.charAt(0) === 'r') return rowsBody.querySelector('tr[data-id="' + key.slice(1) + '"]');
   if (key.charAt(0) === 'c') return $('callback-rows').querySelector('tr[data-id="' + key.slice(1) + '"]');
-  return Array.prototype.find.call($('leads').children, (li) => 'l' + li.getAttribute('data-route').split('/').slice(2).map(decodeLead).join('/') === key) || null;
+  return Array.prototype.find.call($('leads').children, (li) => 'l' + li.getAttribute('data-route').split('/').slice(2).join('/') === key) || null;
 }
 
 function select(key) {
@@ -98,16 +100,17 @@ function showTab(tab) {
 /** What the route after the tab names: a request or callback by its id, or a conversation by space and lead. */
 function routeTarget(tab, parts) {
   if ((tab === 'requests' || tab === 'callbacks') && /^[0-9]+$/.test(parts[1] || '')) {
-    return { url: '/view/' + tab + '/' + parts[1], key: (tab === 'requests' ? 'r' : 'c') + parts[1], lead: null };
+    return { url: '/view/' + tab + '/' + parts[1], key: (tab === 'requests' ? 'r' : 'c') + parts[1], leadPath: null };
   }
   if (tab !== 'conversations' || (parts[1] !== 'live' && parts[1] !== 'test') || parts.length !== 3 || parts[2] === '') return null;
-  let lead;
+  // A segment as encodeLead writes it (a lead written otherwise in the address bar is written so): a digest as is.
+  let path;
   try {
-    lead = decodeLead(parts[2]);
+    path = /^%h[0-9a-f]{64}$/.test(parts[2]) ? parts[2] : encodeLead(decodeLead(parts[2]));
   } catch {
     return null;
   }
-  return { url: '/view/conversations/' + parts[1] + '/' + encodeLead(lead), key: 'l' + parts[1] + '/' + lead, lead };
+  return { url: '/view/conversations/' + parts[1] + '/' + path, key: 'l' + parts[1] + '/' + path, leadPath: path };
 }
 
 function route() {
@@ -116,7 +119,7 @@ function route() {
   if (tab !== view.tab || !view.routed) showTab(tab);
   view.routed = true;
   const target = routeTarget(tab, parts);
-  view.lead = target ? target.lead : null;
+  view.leadPath = target ? target.leadPath : null;
   select(target ? target.key : null);
   view.url = target ? target.url : null;
   if (target) loadDetail(target.url, false);

@@ -15,7 +15,7 @@ const detail = $('detail');
 const filters = { verdict: $('f-verdict'), type: $('f-type'), lead: $('f-lead'), q: $('f-q') };
 const list = { newest: 0, oldest: null, more: false, matched: 0, loading: false, queue: [], generation: 0, loadedOnce: false };
 const calls = { newest: 0, oldest: null, more: false, loaded: false, total: 0 };
-const view = { tab: 'requests', key: null, url: null, lead: null, routed: false };
+const view = { tab: 'requests', key: null, url: null, leadPath: null, routed: false };
 const timers = {};
 const unsafe = new RegExp($('app').getAttribute('data-visible'), 'g');
 

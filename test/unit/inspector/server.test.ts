@@ -3,11 +3,15 @@
  * Host refused, bounded pages and streams, live updates, and the secret: every byte it serves is searched for
  * the mock's secrets, after requests that carry a secret in a header and in the body by mistake.
  */
+import { createHmac } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startMockPlatform } from '../../../src/mock/platform.js';
 import { InspectorStore } from '../../../src/inspector/store.js';
 import { REDACTED } from '../../../src/inspector/redact.js';
+import { encodeLead } from '../../../src/inspector/lead-path.js';
+import { parseRawRequest } from '../../../src/http/raw-request.js';
 import { startInspectorServer, type RunningInspector } from '../../../src/inspector/server.js';
 import { LIVE_SECRET, TEST_SECRET, event, post } from '../../helpers/mock-client.js';
 import { copyCommandsFor } from '../../../src/commands/mock/copy-commands.js';
@@ -77,6 +81,20 @@ function get(
     );
     req.on('error', reject);
     req.end();
+  });
+}
+
+/** One request written as raw bytes (headers node:http would not send), and the whole answer, as text. */
+function rawExchange(inspector: RunningInspector, head: string): Promise<string> {
+  const { hostname, port } = new URL(inspector.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () =>
+      socket.end(head.replace(/\r\n\r\n$/, '\r\nConnection: close\r\n\r\n')),
+    );
+    let text = '';
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
   });
 }
 
@@ -151,6 +169,85 @@ describe('the inspector server', () => {
     expect((await get(inspector, '/api/requests', { host: `127.0.0.1:${port}` })).status).toBe(200);
   });
 
+  it('answers 400 to more than one Host and judges an absolute-form target by its own authority (RFC 9112 §3.2)', async () => {
+    const { inspector } = await setUp();
+    const own = new URL(inspector.url).host;
+    const status = async (head: string) => /^HTTP\/1\.1 ([0-9]{3})/.exec(await rawExchange(inspector, head))?.[1];
+    expect(await status(`GET /api/info HTTP/1.1\r\nHost: ${own}\r\nHost: evil.example\r\n\r\n`)).toBe('400');
+    expect(await status(`GET /api/info HTTP/1.1\r\nHost: evil.example\r\nHost: ${own}\r\n\r\n`)).toBe('400');
+    expect(await status(`GET http://evil.example/api/info HTTP/1.1\r\nHost: ${own}\r\n\r\n`)).toBe('421');
+    expect(await status(`GET http://${own}/api/info HTTP/1.1\r\nHost: evil.example\r\n\r\n`)).toBe('200');
+    expect(await status(`GET /api/info HTTP/1.1\r\nHost: ${own}\r\n\r\n`)).toBe('200');
+  });
+
+  it('opens the conversation of every lead accepted: empty, `.`, `..`, one of 2 000 CJK characters, a lone surrogate', async () => {
+    const { mock, inspector } = await setUp();
+    const leads = ['', '.', '..', '一'.repeat(2000), 'L\ud800x', 'lead.1'];
+    for (const lead of leads) expect((await post(mock.url, event({ lead_id: lead }))).status).toBe(202);
+    for (const lead of leads) {
+      const path = encodeLead(lead);
+      expect(path.length, JSON.stringify(lead.slice(0, 4))).toBeLessThanOrEqual(1024);
+      expect(path).not.toMatch(/^\.{0,2}$/);
+      const api = await get(inspector, `/api/conversations/live/${path}`);
+      expect(api.status, path).toBe(200);
+      const conversation = JSON.parse(api.body.toString()) as { lead_id: string; messages: unknown[] };
+      expect(conversation.lead_id === lead, path).toBe(true);
+      expect(conversation.messages).toHaveLength(1);
+      const view = await get(inspector, `/view/conversations/live/${path}`);
+      expect(view.body.toString(), path).toContain('<article class="conversation">');
+    }
+    expect(encodeLead('lead.1')).toBe('lead.1');
+    const list = JSON.parse((await get(inspector, '/api/conversations')).body.toString()) as {
+      items: { lead_id: string; path: string }[];
+    };
+    for (const item of list.items) expect(item.path).toBe(encodeLead(item.lead_id));
+    const unknown = await get(inspector, `/api/conversations/live/%h${'0'.repeat(64)}`);
+    expect(unknown.status).toBe(404);
+    const detail = await get(inspector, '/view/requests/4');
+    expect(detail.body.toString()).toContain(`href="#/conversations/live/${encodeLead(leads[3] as string)}"`);
+  });
+
+  it('begins the capture of a request it cut with lines saying what, marks each cut in ASCII, and keeps a whole one exact', async () => {
+    const { mock, inspector } = await setUp({ maxHeaders: 20, maxHeaderBytes: 1000 });
+    const body = JSON.stringify(event({ lead_id: 'lead-cut' }));
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const signature = `sha256=${createHmac('sha256', LIVE_SECRET).update(`${timestamp}.${body}`).digest('hex')}`;
+    const { host } = new URL(mock.url);
+    const request = (target: string, extra: string[]) =>
+      [
+        `POST ${target} HTTP/1.1`,
+        `Host: ${host}`,
+        'X-CAI-Provider: acme',
+        `X-CAI-Timestamp: ${timestamp}`,
+        `X-CAI-Signature: ${signature}`,
+        'Content-Type: application/json',
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        ...extra,
+      ].join('\r\n');
+    const long = [`X-Long: ${'v'.repeat(1500)}`, ...Array.from({ length: 20 }, (_, index) => `X-N${index}: ${index}`)];
+    const mockPort = { url: mock.url } as RunningInspector;
+    await rawExchange(
+      mockPort,
+      `${request(`${new URL(mock.url).pathname}?q=${'a'.repeat(3000)}`, long)}\r\n\r\n${body}`,
+    );
+    await rawExchange(mockPort, `${request(new URL(mock.url).pathname, [])}\r\n\r\n${body}`);
+    const cut = (await get(inspector, '/api/requests/1/request.http')).body.toString('latin1');
+    const lines = cut.slice(0, cut.indexOf('\r\n\r\n')).split('\r\n');
+    expect(lines[0]).toMatch(/^# cai's inspector cut this request/);
+    expect(lines.filter((line) => line.startsWith('# '))).toHaveLength(4);
+    expect(cut).not.toContain('&');
+    expect(lines.find((line) => line.startsWith('POST '))).toMatch(/^POST \/events\?q=a+\.\.\. HTTP\/1\.1$/);
+    expect(lines.find((line) => line.startsWith('X-Long: '))).toBe(`X-Long: ${'v'.repeat(1000)}...`);
+    expect(parseRawRequest(Buffer.from(cut, 'latin1')).ok).toBe(false);
+    const commands = (JSON.parse((await get(inspector, '/api/requests/1')).body.toString()) as { commands: object })
+      .commands as { replay?: string; curl?: string; notes: string[] };
+    expect(commands.replay).toBeUndefined();
+    expect(commands.curl).toBeDefined();
+    expect(commands.notes.join(' ')).toContain('cut this request at its bounds');
+    const whole = (await get(inspector, '/api/requests/2/request.http')).body.toString('utf8');
+    expect(whole).toBe(`${request(new URL(mock.url).pathname, [])}\r\n\r\n${body}`);
+  });
+
   it('bounds its pages and its live streams, and streams new requests in batches', async () => {
     const { mock, inspector } = await setUp({ maxPage: 5, maxStreams: 2 });
     for (let n = 0; n < 7; n++) await post(mock.url, event());
@@ -190,6 +287,36 @@ describe('the inspector server', () => {
     }
     expect(again.status).toBe(200);
     again.stop();
+  });
+
+  it('never serves a secret spelled with JSON escapes in a body (RFC 8259 §7), which the page would show decoded', async () => {
+    const { mock, inspector } = await setUp();
+    const escapeOne = (secret: string, at: number) =>
+      `${secret.slice(0, at)}\\u${secret.charCodeAt(at).toString(16).toUpperCase().padStart(4, '0')}${secret.slice(at + 1)}`;
+    const everyOne = (secret: string) =>
+      [...secret].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    const spellings = [escapeOne(LIVE_SECRET, 5), everyOne(LIVE_SECRET), escapeOne(TEST_SECRET, 0)];
+    for (const spelling of spellings) {
+      const raw = JSON.stringify(event({ lead_id: 'lead-escaped', text: 'x' })).replace(
+        '"text":"x"',
+        `"text":"${spelling}"`,
+      );
+      expect(JSON.parse(raw).text).not.toBe('x');
+      expect((await post(mock.url, undefined, { raw })).status).toBe(202);
+    }
+    const decoded = (text: string) =>
+      text.replace(/\\+u([0-9a-fA-F]{4})/g, (_, unit: string) => String.fromCharCode(parseInt(unit, 16)));
+    for (let id = 1; id <= spellings.length; id++)
+      for (const path of [
+        `/api/requests/${id}`,
+        `/view/requests/${id}`,
+        `/api/requests/${id}/body`,
+        `/api/requests/${id}/request.http`,
+      ]) {
+        const served = decoded((await get(inspector, path)).body.toString('utf8'));
+        for (const secret of [LIVE_SECRET, TEST_SECRET]) expect(served.includes(secret), path).toBe(false);
+        expect(served, path).toContain(REDACTED);
+      }
   });
 
   it('never serves a secret: every byte of every endpoint and of the stream, after secrets sent by mistake', async () => {
