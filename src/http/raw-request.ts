@@ -32,6 +32,13 @@ export function parseRawRequest(bytes: Buffer): ParseRawRequestResult {
   const separatorLength = crlfFirst ? 4 : 2;
   const head = bytes.subarray(0, headEnd).toString('latin1');
   const lines = head.split(/\r?\n/);
+  // The inspector's capture of a request it cut at its bounds begins with `# ` lines saying so: not the request.
+  if (lines[0]?.startsWith('# '))
+    return {
+      ok: false,
+      message:
+        "the first lines are comments (`# `): an inspector's capture of a request it cut at its bounds, not the request as received",
+    };
   const requestLine = lines.shift() ?? '';
   const match = REQUEST_LINE.exec(requestLine.trim());
   // Where and what, never the bytes: the file may be a secret given by mistake.
