@@ -48,9 +48,22 @@ export interface TargetConfig extends SigningParty {
 }
 
 export interface ClockReading {
+  /** The target's clock less cai's, when its `Date` gave one cai takes as a clock: null when it did not. */
   offsetSeconds: number | null;
   dateHeader: string | null;
+  /** Why a `Date` that was read is not taken as the target's clock (the offset it gave is past any clock's). */
+  note?: string;
 }
+
+/**
+ * The largest offset from cai's clock that a target's `Date` is taken as (a day). The window is ±300 s (§5.5): a
+ * clock a few minutes or hours off is a real clock, measured so that the probes land where they mean to on it; a
+ * `Date` a day or more off (the year 1970, 275760) is no clock cai can time a request by. Its requests are then timed
+ * by cai's own clock, as for a target that sends no `Date`, and B-CLOCK-001 reports the `Date` as unusable: a
+ * timestamp cai made from it (13 digits, decades old) would be refused by a correct receiver, and the checks would
+ * blame it for cai's own mistiming.
+ */
+export const MAX_ADOPTED_CLOCK_OFFSET_SECONDS = 86_400;
 
 /** Waits `ms`, or less when `signal` stops the run (at once if it already has): a stopped run waits for nothing. */
 export function pause(ms: number, signal: AbortSignal): Promise<void> {
@@ -288,7 +301,10 @@ export function clockFromResponse(
   // turn fits 0 and 1 alike; rounding the mid-point alone would then put the target a second ahead half the time.
   if (parsed - receivedAtMs <= 0 && 0 < parsed + 1000 - sentAtMs) return { offsetSeconds: 0, dateHeader };
   const midpoint = (sentAtMs + receivedAtMs) / 2;
-  return { offsetSeconds: Math.round((parsed + 500 - midpoint) / 1000), dateHeader };
+  const offsetSeconds = Math.round((parsed + 500 - midpoint) / 1000);
+  if (Math.abs(offsetSeconds) <= MAX_ADOPTED_CLOCK_OFFSET_SECONDS) return { offsetSeconds, dateHeader };
+  const note = `the target's Date puts its clock ${offsetSeconds > 0 ? '+' : ''}${offsetSeconds} s from cai's, more than ${MAX_ADOPTED_CLOCK_OFFSET_SECONDS} s: not taken as its clock; requests are timed by cai's`;
+  return { offsetSeconds: null, dateHeader, note };
 }
 
 /**
