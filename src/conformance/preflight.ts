@@ -103,7 +103,8 @@ async function readClockAgain(
 
 /**
  * Reachability and clock (§5.5): one unsigned POST of `{}` — any answer will do — reads the target's `Date`.
- * No answer at all is "target unreachable" (exit 3), before any check runs.
+ * No answer at all is "target unreachable" (exit 3), before any check runs; so is an answer that is none (not
+ * HTTP/1.1, or cut off mid-body), in its own words.
  */
 export async function measureClock(session: Session): Promise<void> {
   const sentAt = Date.now();
@@ -126,6 +127,8 @@ export async function measureClock(session: Session): Promise<void> {
     if (error instanceof CaiError && (error.kind === 'usage' || error.code === 'target_redirects')) throw error;
     // Interrupted during the probe: no clock, and every check is reported as not run.
     if (session.signal.aborted) return;
+    // An answer that is not HTTP/1.1, or one cut off mid-body, came from the target: it says so itself (src/http/client.ts).
+    if (error instanceof CaiError && error.data.answered !== undefined) throw error;
     if (error instanceof CaiError) {
       // No answer at all is worded as the receiver's address under test; any other cause keeps its own hint.
       const unanswered = error.code === 'unreachable' || error.code === 'connection';

@@ -308,11 +308,21 @@ export async function replayUndecided(
   }
 }
 
-/** No attempt in any scenario: nothing to judge (exit 3), with what the trigger did and where requests went. */
+/**
+ * No attempt in any scenario: nothing to judge (exit 3), with what the trigger did and where requests went. Requests
+ * cai's listener refused (docs/limits.md) did come: the sender sent something, which cai did not record, and says so.
+ */
 function silentSender(stages: Stages, records: readonly StageRecord[], byHand: boolean) {
   const [first] = records as [StageRecord];
   const count = records.length;
   const elsewhere = stages.strayCount() > 0 ? `; ${straysNote(stages)}` : '';
+  const refused = stages.refused();
+  if (refused > 0)
+    return deliveryError(
+      'no_attempts',
+      `the sender sent nothing cai could record: no attempt arrived in ${plural(count, 'scenario')} (${triggerText(first)}); ${refusedNote(refused)}${elsewhere}`,
+      "check the sender's requests against the bounds of cai's listener (docs/limits.md): each refusal's answer says which it went over",
+    );
   return deliveryError(
     'no_attempts',
     `the sender sent nothing: no attempt arrived in ${plural(count, 'scenario')} (${triggerText(first)})${elsewhere}`,
@@ -329,7 +339,7 @@ function straysNote(stages: Pick<Stages, 'strays' | 'strayCount'>): string {
 }
 
 function refusedNote(count: number): string {
-  return `${count} request${count === 1 ? ' was' : 's were'} answered 408 or 503 and not recorded: a body too slow, too many bodies at once, or more than cai records in one run (docs/limits.md)`;
+  return `${count} request${count === 1 ? ' was' : 's were'} answered 400, 408 or 503 and not recorded: a body too slow or its framing unreadable, too many bodies at once, or more than cai records in one run (docs/limits.md)`;
 }
 
 /** The sender's clock as its timestamps show it: the median of (timestamp − arrival) over well-formed ones. */

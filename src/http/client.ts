@@ -5,6 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import { Agent, ProxyAgent, type Dispatcher } from 'undici';
 import { NETWORK_CAPS } from '../bounds.js';
+import { CaiError, errnoCode } from '../errors.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS } from './retry.js';
 import { MIN_TLS_VERSION, trustedAuthorities } from './tls.js';
 import { parseUrl } from './address.js';
@@ -104,6 +105,7 @@ export async function postOnce(req: PostRequest): Promise<HttpResponse> {
   const precise = timeoutMs < PRECISE_TIMEOUT_BELOW_MS ? preciseTimeout(timeoutMs, req.signal) : undefined;
   const signal = precise?.signal ?? req.signal;
   const started = performance.now();
+  let answer: CappedAnswer | undefined;
   try {
     const { origin, path } = targetOf(req.url);
     const options: Dispatcher.DispatchOptions = {
@@ -120,21 +122,65 @@ export async function postOnce(req: PostRequest): Promise<HttpResponse> {
     // too, so that an answer trickling a byte at a time cannot keep the request going (one timer, from the headers on).
     const deadline = precise ? undefined : started + timeoutMs;
     const dispatcher = req.dispatcher ?? (sharedDispatcher ??= createDispatcher());
-    const response = await new Promise<HttpResponse>((resolve, reject) =>
-      dispatcher.dispatch(options, new CappedAnswer(NETWORK_CAPS.responseBodyBytes, signal, resolve, reject, deadline)),
-    );
+    const response = await new Promise<HttpResponse>((resolve, reject) => {
+      answer = new CappedAnswer(NETWORK_CAPS.responseBodyBytes, signal, resolve, reject, deadline);
+      dispatcher.dispatch(options, answer);
+    });
     response.latencyMs = performance.now() - started;
     return response;
   } catch (error) {
     if (req.signal?.aborted) throw interruptedRequest(error);
     if (precise?.timedOut() || error instanceof PastDeadline) throw timeoutError(req.url, timeoutMs, error, 'whole');
-    throw describeNetworkError(req.url, timeoutMs, error);
+    throw brokenAnswer(req.url, error, answer?.begun) ?? describeNetworkError(req.url, timeoutMs, error);
   } finally {
     precise?.dispose();
   }
 }
 
 const PRECISE_TIMEOUT_BELOW_MS = 3000;
+
+/** The connection closed under an answer (undici's "other side closed", a reset, a broken pipe). */
+const CLOSED = new Set(['UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNRESET', 'EPIPE']);
+
+/**
+ * An answer that came and is not one: bytes that are not an HTTP/1.1 response (no status line, a control character
+ * in a header value: RFC 9112 §4, §5.5), or a response the receiver closed before its body was whole (RFC 9112 §6.3).
+ * Worded as what the receiver did, at the URL in full, never as a connection that failed to reach it. The code stays
+ * `connection`, which a sender retries as it retries any cut connection (§8); `answered` tells it from no answer.
+ */
+function brokenAnswer(url: string, error: unknown, begun: AnswerBegun | undefined): CaiError | undefined {
+  // By name: the bundle carries undici's dispatchers, not its error classes.
+  if (error instanceof Error && error.name === 'HTTPParserError') {
+    // undici's message: `Response does not match the HTTP/1.1 protocol (Invalid header value char)`.
+    const why = /\(([^)]*)\)\s*$/.exec(error.message)?.[1] ?? error.message;
+    return answeredBroken(
+      `${url} answered with bytes that are not an HTTP/1.1 response (${why})`,
+      'something answers at that address, but not in HTTP/1.1 (a status line, then headers without control characters): check the receiver, or the proxy in front of it, and its logs',
+      'not-http',
+      error,
+    );
+  }
+  if (begun === undefined || !CLOSED.has(errnoCode(error) ?? '')) return undefined;
+  const of = begun.expectedBytes !== undefined ? ` of the ${begun.expectedBytes} it announced` : '';
+  return answeredBroken(
+    `${url} answered ${begun.status}, then closed the connection in the middle of its body (after ${begun.bytes} bytes${of})`,
+    'the receiver, or a proxy in front of it, stopped writing its answer: check its logs for an error raised after it sent the status',
+    'cut',
+    error,
+  );
+}
+
+function answeredBroken(message: string, hint: string, answered: 'not-http' | 'cut', cause: unknown): CaiError {
+  return new CaiError(message, { code: 'connection', kind: 'delivery', hint, data: { answered }, cause });
+}
+
+/** What had come of an answer when it broke off: its status, and the bytes of its body read. */
+interface AnswerBegun {
+  status: number;
+  bytes: number;
+  /** Its Content-Length, when it had one. */
+  expectedBytes?: number;
+}
 
 /** Signals already freed of the listener limit: setMaxListeners on every request of a batch costs more than the check. */
 const unlimited = new WeakSet<AbortSignal>();
@@ -217,6 +263,17 @@ class CappedAnswer implements Dispatcher.DispatchHandler {
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     if (this.settle()) this.reject(error);
+  }
+
+  /** The answer so far, once its final status came. */
+  get begun(): AnswerBegun | undefined {
+    if (this.status === 0) return undefined;
+    const length = Number(this.headers['content-length']);
+    return {
+      status: this.status,
+      bytes: this.total,
+      ...(Number.isSafeInteger(length) && length >= 0 ? { expectedBytes: length } : {}),
+    };
   }
 
   private finish(truncated: boolean): void {

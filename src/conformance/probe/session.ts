@@ -8,10 +8,11 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { postOnce } from '../../http/client.js';
 import { DEFAULT_RETRY_POLICY, retryLoop } from '../../http/retry.js';
+import { formatDuration } from '../../duration.js';
 import { CaiError, errorMessage } from '../../errors.js';
 import { Headers } from '../../spec/constants.js';
 import { endpointUrl } from '../../spec/interfaces.js';
-import { parseRetryAfter } from '../../spec/retry-after.js';
+import { isWellFormedRetryAfter, parseRetryAfter } from '../../spec/retry-after.js';
 import { classifyStatus } from '../../spec/statuses.js';
 import type { Exchange } from '../evidence.js';
 import {
@@ -41,15 +42,59 @@ export interface TargetConfig extends SigningParty {
   /** A dispatcher bound to another local address (for the unregistered-origin check). */
   dispatcherFor?: (localAddress: string) => Dispatcher;
   sourceAddress?: string;
-  /** Longest `Retry-After` honoured; longer ones are waited for only up to this. */
+  /** Longest `Retry-After` honoured; a 429 asking for longer is not waited out (its check is not judged). */
   maxRetryAfterMs?: number;
+  /** The run's waiting on 429s, all requests together (default RUN_RATE_LIMITED_BUDGET_MS). */
+  rateLimitedRunBudgetMs?: number;
   /** The TLS and proxy options of the dispatcher, for the one kind of request it cannot send (`Expect: 100-continue`). */
   client?: { ca?: Buffer; insecure?: boolean; proxy?: string };
 }
 
 export interface ClockReading {
+  /** The target's clock less cai's, when its `Date` gave one cai takes as a clock: null when it did not. */
   offsetSeconds: number | null;
   dateHeader: string | null;
+  /** Why a `Date` that was read is not taken as the target's clock (the offset it gave is past any clock's). */
+  note?: string;
+}
+
+/**
+ * The largest offset from cai's clock that a target's `Date` is taken as (a day). The window is ±300 s (§5.5): a
+ * clock a few minutes or hours off is a real clock, measured so that the probes land where they mean to on it; a
+ * `Date` a day or more off (the year 1970, 275760) is no clock cai can time a request by. Its requests are then timed
+ * by cai's own clock, as for a target that sends no `Date`, and B-CLOCK-001 reports the `Date` as unusable: a
+ * timestamp cai made from it (13 digits, decades old) would be refused by a correct receiver, and the checks would
+ * blame it for cai's own mistiming.
+ */
+export const MAX_ADOPTED_CLOCK_OFFSET_SECONDS = 86_400;
+
+/**
+ * The longest a run waits on 429s, all requests together (their waits counted once where they overlap). Each request
+ * honours 429s for up to RATE_LIMITED_BUDGET_MS (src/conformance/tolerances.ts), and a run sends hundreds: a receiver
+ * that keeps answering 429 would keep the run going for hours. Past this, no 429 is waited out: the request is not
+ * sent again, and the check it belongs to is not judged (the receiver kept answering 429).
+ */
+export const RUN_RATE_LIMITED_BUDGET_MS = 5 * 60_000;
+
+/** Why a 429 was the last answer to a request cai meant to send again (its check is then not judged), by exchange. */
+const UNHONOURED_429 = new WeakMap<Exchange, string>();
+
+/** Why the answer is a 429 that was not waited out, when it is: the check cannot judge the request it stood for. */
+export function unhonoured429(exchange: Exchange): string | undefined {
+  return UNHONOURED_429.get(exchange);
+}
+
+/** A receiver's Retry-After as a report shows it: its start. */
+const RETRY_AFTER_SHOWN = 40;
+const shownRetryAfter = (value: string) =>
+  value.length > RETRY_AFTER_SHOWN ? `${value.slice(0, RETRY_AFTER_SHOWN)}…` : value;
+
+/** `Retry-After` that is neither a number of seconds nor an HTTP-date (§7, RFC 9110 §10.2.3), in words; else undefined. */
+export function malformedRetryAfter(value: string | undefined): string | undefined {
+  if (isWellFormedRetryAfter(value)) return undefined;
+  return value === undefined
+    ? 'a 429 without Retry-After (§7: retry after the number in it)'
+    : `a 429 with Retry-After: ${shownRetryAfter(value)}, neither a number of seconds nor an HTTP-date (§7)`;
 }
 
 /** Waits `ms`, or less when `signal` stops the run (at once if it already has): a stopped run waits for nothing. */
@@ -74,6 +119,8 @@ export class Session {
    */
   firstAccepted?: { body: Buffer; exchange: Exchange; atMs: number };
   private counter = 0;
+  /** The run's waits on 429s as one span: the time spent (overlaps once), until when the last wait runs, and spent out. */
+  private readonly rateLimited = { spentMs: 0, untilMs: 0, spent: false };
   private readonly shared = new Map<string, Promise<unknown>>();
   private readonly abort = new AbortController();
 
@@ -126,6 +173,7 @@ export class Session {
     // out and sent again; any other answer, a 5xx or a cut connection included, is the check's evidence. The 429s
     // waited out are kept on the exchange (their Retry-After, §7, is judged like any answer).
     const honoured: { retryAfter?: string }[] = [];
+    let unhonoured: string | undefined;
     const end = await retryLoop<Exchange>({
       policy: DEFAULT_RETRY_POLICY,
       attempt: async (number) => {
@@ -140,17 +188,16 @@ export class Session {
           ? { kind: 'error', code: 'connection' }
           : { kind: 'response', status: exchange.status, retryAfter: exchange.headers[Headers.retryAfter] },
       decide: ({ outcome, attempts, elapsedMs }) => {
-        if (
-          outcome.kind !== 'response' ||
-          classifyStatus(outcome.status) !== 'rate-limited' ||
-          recipe.raw429 ||
-          attempts > MAX_429_RETRIES
-        )
+        if (outcome.kind !== 'response' || classifyStatus(outcome.status) !== 'rate-limited' || recipe.raw429)
           return { retry: false, reason: 'the answer is the evidence' };
+        const stop = this.why429NotWaited(outcome.retryAfter, attempts, elapsedMs);
+        if (stop !== undefined) {
+          const malformed = malformedRetryAfter(outcome.retryAfter);
+          unhonoured = malformed !== undefined ? `${stop}; ${malformed}` : stop;
+          return { retry: false, reason: stop };
+        }
         honoured.push(outcome.retryAfter !== undefined ? { retryAfter: outcome.retryAfter } : {});
         const delayMs = retryAfterMs(outcome.retryAfter, attempts, this.config.maxRetryAfterMs);
-        if (elapsedMs + delayMs > RATE_LIMITED_BUDGET_MS)
-          return { retry: false, reason: 'rate limited past the budget' };
         return { retry: true, delayMs, basis: 'retry-after', reason: 'rate limited (§7)' };
       },
       // A wait ends early when the run is interrupted; the request is then sent once more, to be judged or cut short.
@@ -158,7 +205,44 @@ export class Session {
     });
     const last = end.last as Exchange;
     if (honoured.length > 0) last.honoured429 = honoured.slice(0, last.rateLimitedRetries);
+    if (unhonoured !== undefined && last.status !== undefined && classifyStatus(last.status) === 'rate-limited')
+      UNHONOURED_429.set(last, unhonoured);
     return last;
+  }
+
+  /**
+   * Why a 429 is not waited out, when it is not: a Retry-After longer than cai waits (its cap: a wait cut short would
+   * only meet the 429 again), the request's own bounds (MAX_429_RETRIES, RATE_LIMITED_BUDGET_MS), or the run's
+   * (RUN_RATE_LIMITED_BUDGET_MS). Else the wait is taken from the run's budget.
+   */
+  private why429NotWaited(retryAfter: string | undefined, attempts: number, elapsedMs: number): string | undefined {
+    const capMs = this.config.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
+    const askedMs = parseRetryAfter(retryAfter, Date.now());
+    if (askedMs !== undefined && askedMs > capMs)
+      return `the receiver answered 429 with Retry-After: ${shownRetryAfter(retryAfter ?? '')}, longer than the ${capMs / 1000} s cai waits`;
+    const delayMs = retryAfterMs(retryAfter, attempts, capMs);
+    if (attempts > MAX_429_RETRIES || elapsedMs + delayMs > RATE_LIMITED_BUDGET_MS)
+      return `the receiver kept answering 429 (${attempts} times to this request, for ${Math.round(elapsedMs / 1000)} s)`;
+    if (!this.takeRateLimitedWait(delayMs, Date.now()))
+      return `the receiver kept answering 429: the run's ${formatDuration(this.rateLimitedRunBudgetMs)} of waiting on 429s is spent, and no request is sent again after one`;
+    return undefined;
+  }
+
+  private get rateLimitedRunBudgetMs(): number {
+    return this.config.rateLimitedRunBudgetMs ?? RUN_RATE_LIMITED_BUDGET_MS;
+  }
+
+  /** Takes a wait of `ms` from now out of the run's budget for 429s, when it fits; once one does not, none does. */
+  private takeRateLimitedWait(ms: number, nowMs: number): boolean {
+    const budget = this.rateLimited;
+    const added = Math.max(0, nowMs + ms - Math.max(nowMs, budget.untilMs));
+    if (budget.spent || budget.spentMs + added > this.rateLimitedRunBudgetMs) {
+      budget.spent = true;
+      return false;
+    }
+    budget.spentMs += added;
+    budget.untilMs = Math.max(budget.untilMs, nowMs + ms);
+    return true;
   }
 
   private async sendOnce(request: SentRequest, recipe: RequestRecipe): Promise<Exchange> {
@@ -288,7 +372,10 @@ export function clockFromResponse(
   // turn fits 0 and 1 alike; rounding the mid-point alone would then put the target a second ahead half the time.
   if (parsed - receivedAtMs <= 0 && 0 < parsed + 1000 - sentAtMs) return { offsetSeconds: 0, dateHeader };
   const midpoint = (sentAtMs + receivedAtMs) / 2;
-  return { offsetSeconds: Math.round((parsed + 500 - midpoint) / 1000), dateHeader };
+  const offsetSeconds = Math.round((parsed + 500 - midpoint) / 1000);
+  if (Math.abs(offsetSeconds) <= MAX_ADOPTED_CLOCK_OFFSET_SECONDS) return { offsetSeconds, dateHeader };
+  const note = `the target's Date puts its clock ${offsetSeconds > 0 ? '+' : ''}${offsetSeconds} s from cai's, more than ${MAX_ADOPTED_CLOCK_OFFSET_SECONDS} s: not taken as its clock; requests are timed by cai's`;
+  return { offsetSeconds: null, dateHeader, note };
 }
 
 /**

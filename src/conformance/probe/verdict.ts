@@ -16,6 +16,7 @@ import type { Expectation } from '../../spec/model/receiver.js';
 import { failed, notJudged, passed, type Outcome } from '../check.js';
 import { answerOf, describeAnswer, type Exchange } from '../evidence.js';
 import type { CheckLevel } from '../types.js';
+import { malformedRetryAfter, unhonoured429 } from './session.js';
 
 /** What a check judges of an answer: at its level, and which terms (the status alone, by default). */
 export interface Focus {
@@ -76,9 +77,17 @@ export function judgeAnswer(exchange: Exchange | undefined, focus: Focus): Outco
   const expected = expectedOf(exchange, focus);
   if (breaches.length === 0) {
     const unread = undecidedTermsWhy(exchange, focus);
-    return unread === undefined ? passed(expected, describeAnswer(exchange)) : notJudged(unread);
+    return unread === undefined
+      ? passed(expected, describeAnswer(exchange), honouredNotes(exchange))
+      : notJudged(unread, honouredNotes(exchange));
   }
-  return failed(expected, breachText(exchange, breaches), { exchanges: [exchange] });
+  return failed(expected, breachText(exchange, breaches), { exchanges: [exchange] }, honouredNotes(exchange));
+}
+
+/** The 429s waited out before the answer whose Retry-After was no number (§7): cai backed off instead, and says so. */
+function honouredNotes(exchange: Exchange): string[] {
+  const malformed = (exchange.honoured429 ?? []).flatMap((limited) => malformedRetryAfter(limited.retryAfter) ?? []);
+  return [...new Set(malformed)].map((what) => `before the answer, ${what}: cai backed off instead`);
 }
 
 /**
@@ -97,6 +106,9 @@ export function breachText(exchange: Exchange, breaches: readonly Breach[]): str
  * Latitude the spec gives a receiver is not undecided: it is a verdict of "either is right".
  */
 export function undecidedWhy(exchange: Exchange): string | undefined {
+  // A 429 cai stopped waiting out stands for an answer it never got.
+  const limited = unhonoured429(exchange);
+  if (limited !== undefined) return limited;
   const expected = expectationOf(exchange);
   const edge = expected.facts.open.find((point) => point.id === 'window-edge');
   if (edge === undefined) return undefined;
