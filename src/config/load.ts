@@ -77,7 +77,7 @@ export function parseConfig(text: string, file = CONFIG_FILE_NAME): CaiConfig {
       `${file} is invalid: environments.__proto__: __proto__ cannot name an environment; rename it`,
       shapeHint,
     );
-  const parsed = CaiConfigSchema.safeParse(value);
+  const parsed = CaiConfigSchema.safeParse(value, { error: typeWords });
   if (!parsed.success) {
     const problems = parsed.error.issues.map(
       (issue) => `${issue.path.map(String).join('.') || '(top level)'}: ${issueWords(issue)}`,
@@ -86,6 +86,29 @@ export function parseConfig(text: string, file = CONFIG_FILE_NAME): CaiConfig {
     throw usageError('invalid_config', `${file} is invalid: ${problems.slice(0, 3).join('; ')}${more}`, shapeHint);
   }
   return parsed.data;
+}
+
+const TYPE_NOUNS: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'a list',
+  record: 'an object',
+};
+
+/**
+ * A value of the wrong type, or a required one missing, in the words of the file's other problems ("expected an
+ * absolute http(s) URL"), not zod's ("Invalid input: expected string, received undefined"). Undefined for the
+ * rest: the schema's own words, or zod's.
+ */
+function typeWords(issue: z.core.$ZodRawIssue): string | undefined {
+  if (issue.code !== 'invalid_type') return undefined;
+  const expected = TYPE_NOUNS[issue.expected] ?? issue.expected;
+  const input: unknown = issue.input;
+  if (input === undefined) return `missing: expected ${expected}`;
+  const got = input === null ? 'null' : Array.isArray(input) ? 'a list' : (TYPE_NOUNS[typeof input] ?? typeof input);
+  return `expected ${expected}, got ${got}`;
 }
 
 /** zod's words for an issue, but for a key the schema does not have: named, with the key meant when it is a typo. */

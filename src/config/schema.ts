@@ -66,8 +66,9 @@ export const EnvironmentSchema = z.strictObject({
   events_url: HttpUrlSchema.optional(),
   branches: z
     .array(BranchSchema)
-    .refine((branches) => new Set(branches.map((b) => b.branch_code)).size === branches.length, {
-      error: 'branch_code values must be unique',
+    .superRefine(refuseRepeatedBranchCodes, {
+      // Said beside a branch's other problems (a missing name), not only once they are fixed.
+      when: (payload) => Array.isArray(payload.value),
     })
     .optional(),
   authorised_origins: z.array(OriginSchema).optional(),
@@ -98,6 +99,25 @@ export const CaiConfigSchema = z
     path: ['default_env'],
   });
 export type CaiConfig = z.infer<typeof CaiConfigSchema>;
+
+/**
+ * A branch_code is given once: the catalog maps a code to one unit, and a code given twice would attribute a job to
+ * whichever came first. Reads the list as given (its items may still be malformed), naming the code and the places.
+ */
+function refuseRepeatedBranchCodes(branches: readonly unknown[], context: z.RefinementCtx): void {
+  const places = new Map<string, number[]>();
+  branches.forEach((branch, index) => {
+    const code =
+      typeof branch === 'object' && branch !== null ? (branch as { branch_code?: unknown }).branch_code : undefined;
+    if (typeof code === 'string') places.set(code, [...(places.get(code) ?? []), index]);
+  });
+  for (const [code, indexes] of places)
+    if (indexes.length > 1)
+      context.addIssue({
+        code: 'custom',
+        message: `branch_code ${JSON.stringify(code)} is given ${indexes.length === 2 ? 'twice' : `${indexes.length} times`} (branches ${indexes.slice(0, -1).join(', ')} and ${indexes.at(-1)}): branch codes must be unique`,
+      });
+}
 
 function isAddressOrCidr(value: string): boolean {
   const [address, prefix, extra] = value.split('/');

@@ -37,7 +37,9 @@ export async function runLoadCommand(options: LoadFlags, context: CommandContext
   const interruption = interruptInTwoSteps(io, {
     onStop: () =>
       live.say(() =>
-        output.warn('interrupted: sending nothing more, finishing the requests in flight (Ctrl-C again aborts them)'),
+        output.warn(
+          'interrupted: sending nothing more, finishing the requests in flight (Ctrl-C again aborts them); a run cut short does not pass',
+        ),
       ),
     onAbort: () => live.say(() => output.warn('aborting the requests in flight')),
   });

@@ -33,8 +33,8 @@ Thresholds: metric[{status:code}]: aggregation operator value, as in k6 (metrics
 http_req_failed, dropped_iterations, availability, rejected, retry_after_missing, repeats, duplicates_confirmed,
 repeats_unrecognised, callback_first_contact, callbacks_missing); or rate(status=5xx) < 0.005, status=401 == 0.
 
-Exit codes: 0 every threshold passed (429s alone do not fail a run), 1 a threshold failed, 2 usage, 3 the target
-answered nothing.
+Exit codes: 0 every threshold passed (429s alone do not fail a run), 1 a threshold failed, no request was accepted
+or the run was cut short (SIGTERM; Ctrl-C: 130), 2 usage, 3 the target answered nothing.
 
 Examples:
   $ cai load --mock --rate 200/s --duration 5s --repeat 10% --slo spec

@@ -38,12 +38,14 @@ export async function checkHtmlPath(path: string, { io }: CommandContext): Promi
  * A run in which not one request was accepted measured nothing but refusals: the URL, the secret or the identity is
  * wrong, and a threshold on latency alone (or none) would pass it. Answers that say the address is no endpoint
  * (404, 405, 501 only) are exit 3, as in every command that sends; no answer at all (a TLS or protocol failure on
- * every request) is exit 3; refusals (401, 400…) are exit 1. Undefined when any request was accepted.
+ * every request) is exit 3; refusals (401, 400…) are exit 1. Undefined when any request was accepted, or when a run
+ * cut short got no answer at all (its requests were stopped, not refused: the interruption fails it, in finishLoad).
  */
 function noneAccepted(report: LoadReport): LoadReport['error'] | undefined {
   const { sent, answered } = report.requests;
   const counts = Object.entries(report.statuses).map(([status, count]) => [Number(status), count] as const);
-  if (sent === 0 || report.interrupted || counts.some(([status]) => status >= 200 && status < 300)) return undefined;
+  if (sent === 0 || (report.interrupted && answered === 0) || counts.some(([status]) => status >= 200 && status < 300))
+    return undefined;
   const spec = interfaceSpec(report.interface);
   const seen = counts.map(([status, count]) => `${status} ×${count}`).join(', ');
   if (answered > 0 && counts.every(([status]) => status === 404 || status === 405 || status === 501))
@@ -83,6 +85,10 @@ export async function finishLoad(
   context: CommandContext,
 ): Promise<number> {
   const { output } = context;
+  // A run cut short (Ctrl-C, SIGTERM) has not shown what it was asked to: its thresholds are judged on what was sent
+  // and shown, but it does not pass, as a k6 run aborted by a signal does not and an interrupted conformance run
+  // does not (docs/cli.md).
+  if (report.interrupted) report.ok = false;
   report.exitCode = report.ok ? ExitCode.ok : ExitCode.negative;
   /** The error that sets the exit code, whatever the thresholds say. */
   const fail = (error: NonNullable<LoadReport['error']>) => {

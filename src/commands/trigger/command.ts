@@ -66,8 +66,8 @@ export function registerTrigger(program: Command, state: RunState): void {
     'after',
     `
 Exit codes: 0 every event accepted (job: the job accepted and its first contact within the 5 min of §8), 1 an event
-or the job rejected (job: no first contact in time, or an event of the provider's refused), 2 usage, 3 delivery
-failed.
+or the job rejected, or the flow stopped before its end (job: no first contact in time, or an event of the
+provider's refused), 2 usage, 3 delivery failed.
 
 Examples:
   $ cai trigger --list

@@ -144,7 +144,10 @@ function oneLine(text: string): string {
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 
-/** The summary of a flow of Interface B, and its exit code: 0 every event accepted, 1 one rejected, 3 one not delivered. */
+/**
+ * The summary of a flow of Interface B, and its exit code: 0 every event accepted, 1 one rejected or the flow stopped
+ * before its end (Ctrl-C, SIGTERM: an interrupted run does not pass, docs/cli.md), 3 one not delivered.
+ */
 export function renderFlowOutcome(
   flow: Flow,
   to: string,
@@ -155,15 +158,15 @@ export function renderFlowOutcome(
 ): number {
   const { summary } = outcome;
   const exitCode =
-    outcome.stoppedBy === 'rejected'
-      ? ExitCode.negative
+    outcome.stoppedBy === undefined
+      ? ExitCode.ok
       : outcome.stoppedBy === 'failed'
         ? ExitCode.delivery
-        : ExitCode.ok;
+        : ExitCode.negative;
   const failed = outcome.results.find((result) => result.sent?.verdict === 'failed')?.sent;
   if (output.json) {
     output.printJson({
-      ok: exitCode === ExitCode.ok && outcome.stoppedBy === undefined,
+      ok: exitCode === ExitCode.ok,
       flow: flow.name,
       interface: flow.interface,
       to,
@@ -187,6 +190,8 @@ export function renderFlowOutcome(
     output.info(
       'the flow stops at the first event not accepted: the events after it would tell a story with a hole in it',
     );
+  else if (outcome.stoppedBy === 'interrupted')
+    output.info('interrupted before the end of the flow: the run does not pass');
   return exitCode;
 }
 

@@ -192,7 +192,21 @@ async function validateWhole(
     run.reading = undefined;
   }
   if (run.interrupted) return undefined; // read only in part
+  // As `cai sign`'s: an empty pipe is most often a command before cai that failed (`cat missing.json | cai validate`),
+  // not a document; an empty file given by name is one, and invalid.
+  if (source === STDIN && isWhiteSpace(bytes))
+    throw usageError(
+      'empty_input',
+      `stdin ${bytes.length === 0 ? 'is empty' : 'holds only white space'}: there is no document to validate`,
+      'pipe a document in (cai sample job | cai validate), or pass a file',
+    );
   return validators.verdictOf(bytes, options);
+}
+
+/** Only JSON's white space (RFC 8259 §2), or nothing. */
+function isWhiteSpace(bytes: Uint8Array): boolean {
+  for (const byte of bytes) if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) return false;
+  return true;
 }
 
 async function validateNdjson(

@@ -13,7 +13,7 @@ export function registerValidate(program: Command, state: RunState): void {
     .addHelpText(
       'after',
       `
-Exit status: 0 every document valid, 1 any invalid, 2 unreadable input or bad usage.
+Exit status: 0 every document valid, 1 any invalid, 2 unreadable or empty input, or bad usage.
 Warnings (fields a type usually carries where the spec says "not shown", unknown fields with --strict)
 never make a document invalid.
 
