@@ -60,7 +60,7 @@ export const MAX_429_RETRIES = 100;
 /** The longest a probe keeps honouring 429s, waits included; past it the 429 is the answer. */
 export const RATE_LIMITED_BUDGET_MS = 120_000;
 
-/** The longest `Retry-After` a probe waits for by default (`--max-retry-after`); a longer one is cut to it. */
+/** The longest `Retry-After` a probe waits for; a longer one is not waited out, and the check it bears on is not judged. */
 export const DEFAULT_MAX_RETRY_AFTER_MS = 60_000;
 
 // --- Scripts of a sender's answers (cai receives) ---------------------------------------------------------------

@@ -20,6 +20,7 @@ import {
   TRIGGER_EXIT_GRACE_MS,
 } from '../../src/conformance/tolerances.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_RETRY_POLICY } from '../../src/http/retry.js';
+import { RUN_RATE_LIMITED_BUDGET_MS } from '../../src/conformance/probe/session.js';
 import { LOAD_BOUNDS } from '../../src/load/bounds.js';
 import { GIVE_UP_AFTER_MS } from '../../src/main.js';
 import { FIRST_CONTACT_TARGET_SECONDS } from '../../src/spec/constants.js';
@@ -41,6 +42,7 @@ describe('the deadlines docs/limits.md states', () => {
     expect(DEADLINES.conformanceRequest.ms).toBe(await helpDefault(['conformance', 'run'], '--timeout'));
     expect(DEADLINES.conformanceRateLimited.ms).toBe(RATE_LIMITED_BUDGET_MS);
     expect(DEADLINES.conformanceRateLimited.waitsOn).toContain(`each at most ${DEFAULT_MAX_RETRY_AFTER_MS / 1000} s`);
+    expect(DEADLINES.conformanceRateLimitedRun.ms).toBe(RUN_RATE_LIMITED_BUDGET_MS);
     expect(DEADLINES.conformanceCallbacks.ms).toBe(DEFAULT_CALLBACK_WAIT_MS);
     expect(DEADLINES.conformanceCallbacks.ms).toBe(await helpDefault(['conformance', 'run'], '--callback-wait'));
     expect(DEADLINES.conformanceObserve.ms).toBe(DEFAULT_OBSERVE_MS);
