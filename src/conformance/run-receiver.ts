@@ -205,6 +205,8 @@ function clockOf(session: Session): SuiteReport['clock'] {
     dateHeader: session.clock.dateHeader,
     ...(session.clock.dateHeader === null
       ? { note: 'the target sent no Date header; window checks assume its clock matches ours' }
-      : {}),
+      : session.clock.note !== undefined
+        ? { note: session.clock.note }
+        : {}),
   };
 }

@@ -298,6 +298,9 @@ function renderRepro(repro: { command: string; bodyFile: string }): SafeHtml {
 }
 
 function clockText(clock: NonNullable<ConformanceView['clock']>): string {
-  if (clock.offsetSeconds === null) return 'unknown (the target sent no Date header)';
+  if (clock.offsetSeconds === null)
+    return clock.dateHeader === null
+      ? 'unknown (the target sent no Date header)'
+      : 'unknown (its Date header is no usable clock)';
   return `${signedSeconds(clock.offsetSeconds)}${clock.dateHeader ? ` (Date: ${clock.dateHeader})` : ''}`;
 }
