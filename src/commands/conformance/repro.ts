@@ -19,6 +19,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { shellQuote as quote } from '../../output/curl.js';
+import { safeText } from '../../output/safe-text.js';
 import { MASK, maskUrlPasswords, URL_PASSWORD } from '../../secrets/mask.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
@@ -291,18 +292,22 @@ async function saveAttempt(dir: string, attempt: Attempt): Promise<{ request: st
   return { request: `${base}.http`, body: `${base}.body` };
 }
 
-/** One line per attempt: when it came (from the stage's start), its document, timestamp and size, cai's answer. */
+/**
+ * One line per attempt: when it came (from the stage's start), its document, timestamp and size, cai's answer. What
+ * the sender chose (the path, the event_id, the timestamp) is escaped as on the terminal (safeText): read with `cat`
+ * it can move no cursor, and no field can begin a line of its own that reads as another attempt.
+ */
 export function timeline(record: StageRecord, iface: InterfaceId): string {
-  const lines = [`scenario ${record.id}: ${record.targetUrl}`];
+  const lines = [`scenario ${record.id}: ${safeText(record.targetUrl)}`];
   for (const attempt of record.attempts) {
     const at = ms(attempt.arrivedMono - record.startedMono);
     const facts = [
-      `event_id ${attemptEventId(attempt) ?? '-'}`,
-      `X-CAI-Timestamp ${timestampOf(attempt) ?? '-'}`,
+      `event_id ${safeText(attemptEventId(attempt) ?? '-')}`,
+      `X-CAI-Timestamp ${safeText(timestampOf(attempt) ?? '-')}`,
       `${attempt.bodyBytes} bytes`,
     ];
     lines.push(
-      `+${at} #${attempt.number}${attempt.late ? ' (late)' : ''} ${attempt.method} ${attempt.path} ${facts.join(', ')} → ${describeScripted(attempt.answer, iface)}`,
+      `+${at} #${attempt.number}${attempt.late ? ' (late)' : ''} ${safeText(attempt.method)} ${safeText(attempt.path)} ${facts.join(', ')} → ${describeScripted(attempt.answer, iface)}`,
     );
   }
   return `${lines.join('\n')}\n`;
