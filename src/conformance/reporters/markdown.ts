@@ -2,7 +2,8 @@
  * `cai conformance run --summary FILE` (and `$GITHUB_STEP_SUMMARY`): a short Markdown summary of a run, for a CI
  * job's page. The verdict line, the checks that failed (and warned) with their sections and a one-line expected
  * and actual, then the counts. Values that come from the target are flattened to one line, cut, and escaped so
- * they render as text (no HTML, links, emphasis or table cells of theirs).
+ * they render as text and do nothing on the page (no HTML, links, mentions, issue references, emphasis or table
+ * cells of theirs).
  */
 import { safeText } from '../../output/safe-text.js';
 import type { ScenarioSummary } from '../types.js';
@@ -19,23 +20,54 @@ export interface JobSummaryOptions {
   maxValue?: number;
 }
 
+/** The whitespace runs (newlines included) and the control characters a value's one line is flattened over. */
+// eslint-disable-next-line no-control-regex
+const FLATTENED = /[\u0000-\u001f\u007f-\u009f\s]+/g;
+/** The noncharacters (U+FFFE, U+FFFF, U+FDD0–FDEF, and the last two of every plane): no text holds one. */
+const NONCHARACTER = /\p{Noncharacter_Code_Point}/gu;
+
 /**
- * Text → inline Markdown that renders as that text: whitespace runs (newlines included) become one space, control
- * characters go, bidi controls are written as escapes, `& < >` become entities (so no HTML gets through), and the
- * punctuation that means something inside a line (emphasis, code, links, table cells, strike-through) is
- * backslash-escaped. The values are never at
- * the start of a line, so `#`, `-`, `+` and `1.` cannot start a heading or a list and are left as they are.
+ * One line of text, safe as the content of a Markdown line: whitespace runs (newlines included) become one space,
+ * control characters go; the bidi controls (which would reorder the page's text around them, "Trojan Source"), a
+ * lone surrogate (which UTF-8 would turn into U+FFFD) and a noncharacter are written as their escapes (`\u202e`,
+ * `\ud800`, `\ufffe`); cut to `maxLength` with `…`.
  */
-export function escapeMarkdown(text: string, maxLength = Infinity): string {
-  // eslint-disable-next-line no-control-regex
-  let flat = text.replace(/[\u0000-\u001f\u007f-\u009f\s]+/g, ' ').trim();
-  // The bidi controls, which would reorder the page's text around them ("Trojan Source"), written as `\u202e`; a lone
-  // surrogate, which UTF-8 would turn into U+FFFD, as `\ud800`.
-  flat = safeText(flat);
-  if (flat.length > maxLength) flat = `${flat.slice(0, maxLength).replace(/[\uD800-\uDBFF]$/, '')}…`;
+function flatLine(text: string, maxLength: number): string {
+  const flat = safeText(text.replace(FLATTENED, ' ').trim()).replace(NONCHARACTER, (char) =>
+    char
+      .split('')
+      .map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`)
+      .join(''),
+  );
+  return flat.length > maxLength ? `${flat.slice(0, maxLength).replace(/[\uD800-\uDBFF]$/, '')}…` : flat;
+}
+
+/** `& < >` as entities (so no HTML gets through) and the punctuation that means something inside a line escaped. */
+function escapedInline(flat: string): string {
   return flat
     .replace(/[&<>]/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[char] as string)
     .replace(/[\\`*_[\]|~]/g, '\\$&');
+}
+
+/**
+ * Text → inline Markdown that renders as that text, and does nothing else on GitHub's page: flattened to one line
+ * (flatLine), `& < >` as entities, the punctuation that means something inside a line (emphasis, code, links, table
+ * cells, strike-through) backslash-escaped, and what GitHub would turn into a link broken by a WORD JOINER (U+2060,
+ * invisible, so the text reads the same): after `@` (a mention, an e-mail address), `#` and `GH-` (an issue or pull
+ * request), inside `://` and after `www` (a bare URL). A backslash cannot do that: GitHub finds mentions and issue
+ * references in the rendered text. The values are never at the start of a line, so `#`, `-`, `+` and `1.` cannot
+ * start a heading or a list and are left as they are.
+ */
+export function escapeMarkdown(text: string, maxLength = Infinity): string {
+  return escapedInline(flatLine(text, maxLength))
+    .replace(/([@#]|\bGH-)(?=\S)/gi, '$1\u2060')
+    .replace(/:\/\//g, ':\u2060//')
+    .replace(/\b(www)\./gi, '$1\u2060.');
+}
+
+/** The target as the user gave it (or cai's own address): escaped, its link kept. */
+function targetMarkdown(target: string): string {
+  return escapedInline(flatLine(target, Infinity));
 }
 
 export function renderJobSummary(report: ConformanceView, options: JobSummaryOptions = {}): string {
@@ -45,8 +77,8 @@ export function renderJobSummary(report: ConformanceView, options: JobSummaryOpt
   const where = !report.target
     ? ''
     : report.role === 'sender'
-      ? `, cai listening on ${escapeMarkdown(report.target)}`
-      : ` against ${escapeMarkdown(report.target)}${report.mock ? ' (built-in reference receiver)' : ''}`;
+      ? `, cai listening on ${targetMarkdown(report.target)}`
+      : ` against ${targetMarkdown(report.target)}${report.mock ? ' (built-in reference receiver)' : ''}`;
   const lines = [`### ${report.ok ? '✅ cai conformance passed' : '❌ cai conformance failed'}: ${who}${where}`, ''];
   lines.push(...runNotices(report, maxValue));
   const listed = report.checks.filter(
