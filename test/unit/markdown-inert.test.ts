@@ -59,5 +59,13 @@ describe('the job summary', () => {
     for (const trigger of TRIGGERS) expect(rest, String(trigger)).not.toMatch(trigger);
     expect(rest).not.toMatch(NONCHARACTER);
     expect(rest.replace(/\u2060/g, '')).toContain('actual see https://evil.example/phish or www.evil.example,');
+    // An error that names the target keeps it as it is; what follows it is still broken.
+    const named = renderJobSummary({
+      ...view,
+      error: { code: 'x', message: 'https://platform.example/cai/events is not an events endpoint: @octocat' },
+    });
+    expect(named).toContain(
+      '**Stopped before any check:** https://platform.example/cai/events is not an events endpoint: @\u2060octocat\n',
+    );
   });
 });

@@ -59,10 +59,30 @@ function escapedInline(flat: string): string {
  * start a heading or a list and are left as they are.
  */
 export function escapeMarkdown(text: string, maxLength = Infinity): string {
-  return escapedInline(flatLine(text, maxLength))
-    .replace(/([@#]|\bGH-)(?=\S)/gi, '$1\u2060')
+  return withoutLinks(escapedInline(flatLine(text, maxLength)));
+}
+
+/** A WORD JOINER where GitHub would start a link, a mention or a reference (escapeMarkdown). */
+function withoutLinks(escaped: string): string {
+  return escaped
+    .replace(/([@#]|\bGH-)(?=\S|$)/gi, '$1\u2060')
     .replace(/:\/\//g, ':\u2060//')
     .replace(/\b(www)\./gi, '$1\u2060.');
+}
+
+/**
+ * escapeMarkdown for the texts of a run against `target`: wherever they name it (an error about it), the user's own
+ * URL is kept as it is, its link with it; everything else is escapeMarkdown's.
+ */
+type Escape = (text: string, maxLength?: number) => string;
+function escapeFor(target: string | undefined): Escape {
+  const kept = target ? flatLine(target, Infinity) : '';
+  if (kept === '') return escapeMarkdown;
+  return (text, maxLength = Infinity) =>
+    flatLine(text, maxLength)
+      .split(kept)
+      .map((piece) => withoutLinks(escapedInline(piece)))
+      .join(escapedInline(kept));
 }
 
 /** The target as the user gave it (or cai's own address): escaped, its link kept. */
@@ -73,6 +93,7 @@ function targetMarkdown(target: string): string {
 export function renderJobSummary(report: ConformanceView, options: JobSummaryOptions = {}): string {
   const maxListed = options.maxListed ?? 50;
   const maxValue = options.maxValue ?? 160;
+  const escape = escapeFor(report.target);
   const who = `interface ${escapeMarkdown(report.interface)}${report.role ? ` (${escapeMarkdown(report.role)})` : ''}`;
   const where = !report.target
     ? ''
@@ -80,7 +101,7 @@ export function renderJobSummary(report: ConformanceView, options: JobSummaryOpt
       ? `, cai listening on ${targetMarkdown(report.target)}`
       : ` against ${targetMarkdown(report.target)}${report.mock ? ' (built-in reference receiver)' : ''}`;
   const lines = [`### ${report.ok ? '✅ cai conformance passed' : '❌ cai conformance failed'}: ${who}${where}`, ''];
-  lines.push(...runNotices(report, maxValue));
+  lines.push(...runNotices(report, maxValue, escape));
   const listed = report.checks.filter(
     (check) => check.verdict === 'failed' || (check.verdict === 'warning' && report.failOn === 'warnings'),
   );
@@ -89,7 +110,7 @@ export function renderJobSummary(report: ConformanceView, options: JobSummaryOpt
     const mark = check.verdict === 'failed' ? '✗' : '!';
     // A cause once, where its first check would be, with the checks it explains.
     if (cause) {
-      lines.push(...blockMarkdown(mark, causeBlock(cause), maxValue * 4));
+      lines.push(...blockMarkdown(mark, causeBlock(cause), maxValue * 4, escape));
       continue;
     }
     const level = check.verdict === 'warning' ? ', should' : '';
@@ -97,9 +118,7 @@ export function renderJobSummary(report: ConformanceView, options: JobSummaryOpt
       `- ${mark} **${escapeMarkdown(check.id)}** ${escapeMarkdown(check.title)} (${escapeMarkdown(check.sections.join(' '))}${level})  `,
     );
     const cut = check.exchange?.response?.bodyTruncated ? ' (the body was cut: cai reads only its start)' : '';
-    lines.push(
-      `  expected ${escapeMarkdown(check.expected, maxValue)}; actual ${escapeMarkdown(check.actual, maxValue)}${cut}`,
-    );
+    lines.push(`  expected ${escape(check.expected, maxValue)}; actual ${escape(check.actual, maxValue)}${cut}`);
   }
   const more = listed.length + warnings.length - maxListed;
   if (more > 0) lines.push(`- … and ${more} more (the HTML or JUnit report lists them all)`);
@@ -123,20 +142,19 @@ export function renderJobSummary(report: ConformanceView, options: JobSummaryOpt
 }
 
 /** The run's own state, before the checks: stopped before any check (exit 3), refused credentials, stopped early. */
-function runNotices(report: ConformanceView, maxValue: number): string[] {
+function runNotices(report: ConformanceView, maxValue: number, escape: Escape): string[] {
   const lines: string[] = [];
   if (report.error) {
-    lines.push(`**Stopped before any check:** ${escapeMarkdown(report.error.message, maxValue * 2)}`, '');
-    if (report.error.hint) lines.push(`Hint: ${escapeMarkdown(report.error.hint, maxValue * 2)}`, '');
+    lines.push(`**Stopped before any check:** ${escape(report.error.message, maxValue * 2)}`, '');
+    if (report.error.hint) lines.push(`Hint: ${escape(report.error.hint, maxValue * 2)}`, '');
   }
   const { diagnosis, refused, stopped, unfinished } = documentOf(report);
-  if (diagnosis) lines.push(...blockMarkdown('✗', diagnosis, maxValue * 4), '');
-  if (refused !== undefined) lines.push(`**Warning:** ${escapeMarkdown(refused, maxValue * 2)}`, '');
-  if (stopped) lines.push(`**Stopped early:** ${escapeMarkdown(stopped)}`, '');
+  if (diagnosis) lines.push(...blockMarkdown('✗', diagnosis, maxValue * 4, escape), '');
+  if (refused !== undefined) lines.push(`**Warning:** ${escape(refused, maxValue * 2)}`, '');
+  if (stopped) lines.push(`**Stopped early:** ${escape(stopped)}`, '');
   if (report.interrupted) lines.push(INTERRUPTED_NOTICE, '');
   // The waivers file's notices (expired, unused, now passing), as the terminal warns them.
-  for (const waiver of report.waivers ?? [])
-    lines.push(`**Waivers:** ${escapeMarkdown(waiver.message, maxValue * 2)}`, '');
+  for (const waiver of report.waivers ?? []) lines.push(`**Waivers:** ${escape(waiver.message, maxValue * 2)}`, '');
   if (unfinished.length > 0) {
     const ids = unfinished.slice(0, 20).map((check) => escapeMarkdown(check.id));
     lines.push(
@@ -148,12 +166,10 @@ function runNotices(report: ConformanceView, maxValue: number): string[] {
 }
 
 /** A diagnosis or a cause: its title as a list item, its rows as the item's lines. */
-function blockMarkdown(mark: string, block: Block, maxValue: number): string[] {
+function blockMarkdown(mark: string, block: Block, maxValue: number, escape: Escape): string[] {
   return [
-    `- ${mark} **${escapeMarkdown(block.title)}**  `,
-    ...rowLines(block).map(
-      (line, index, all) => `  ${escapeMarkdown(line, maxValue)}${index < all.length - 1 ? '  ' : ''}`,
-    ),
+    `- ${mark} **${escape(block.title)}**  `,
+    ...rowLines(block).map((line, index, all) => `  ${escape(line, maxValue)}${index < all.length - 1 ? '  ' : ''}`),
   ];
 }
 
