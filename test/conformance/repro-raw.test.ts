@@ -43,6 +43,9 @@ function run(command: string, args: string[]): Promise<{ code: number | null; st
   });
 }
 
+const HOSTILE_ANSWER =
+  '{"ok":true,"x":"\u001b[2J\r\u009b31m\u202eRTL\u2028"}\n  ::error::INJECTED\nsay ##[error]LEGACY';
+
 /** A receiver of events that checks the HMAC over the timestamp as sent (§5.2) but no window at all: a ms timestamp passes. */
 async function windowlessReceiver(): Promise<{ server: Server; url: string }> {
   const server = createServer((request, response) => {
@@ -53,8 +56,10 @@ async function windowlessReceiver(): Promise<{ server: Server; url: string }> {
       const expected = `sha256=${createHmac('sha256', SECRET).update(`${timestamp}.`).update(Buffer.concat(chunks)).digest('hex')}`;
       const ok = request.headers['x-cai-signature'] === expected && request.headers['x-cai-provider'] === 'acme';
       response.writeHead(ok ? 202 : 401, { 'content-type': 'application/json' });
-      // A hostile answer too: a raw ESC sequence (clear the screen) and a lone CR, which the script must not print.
-      response.end(ok ? '{"ok":true,"x":"\u001b[2J\r"}' : JSON.stringify({ ok: false, error: 'invalid_signature' }));
+      // A hostile answer too, which the script must print escaped: a raw ESC sequence (clear the screen), a lone CR,
+      // U+009B (CSI to some terminals), a bidi override, a line separator, and lines a GitHub Actions runner would
+      // run as workflow commands.
+      response.end(ok ? HOSTILE_ANSWER : JSON.stringify({ ok: false, error: 'invalid_signature' }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -113,8 +118,11 @@ describe('reproductions that send what a helper command would refuse', () => {
       const shown = await run('sh', [check?.repro?.script as string]);
       expect(shown.code, `${shown.stdout}\n${shown.stderr}`).toBe(1);
       expect(shown.stdout).toMatch(/^HTTP\/1\.1 202 /);
-      expect(shown.stdout).toContain('{"ok":true,"x":"[2J"}');
-      expect(shown.stdout).not.toMatch(/[\u001b\r]/);
+      expect(shown.stdout).toContain(
+        '{"ok":true,"x":"\\x1b[2J\\r\\u009b31m\\u202eRTL\\u2028"}\n  \\x3a:error::INJECTED\nsay #\\x23[error]LEGACY\n',
+      );
+      expect(shown.stdout.replace(/\r\n/g, '\n')).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u202e]/);
+      expect(shown.stdout).not.toMatch(/^\s*::|##\[/m);
     } finally {
       await closeServer(server);
     }

@@ -74,6 +74,23 @@ const RAW_HMAC = [
   'process.stdout.write("sha256=" + createHmac("sha256", secret).update(ts + ".").update(readFileSync(body)).digest("hex"));',
 ].join(' ');
 
+/**
+ * The answer as the script prints it, from the target and so untrusted: read as UTF-8 (a byte that is not becomes
+ * U+FFFD), its line feeds and tabs kept, and escaped visibly as cai's own output escapes it (src/output/safe-text.ts):
+ * C0 controls (a lone CR too) as `\x1b`, DEL, the C1 controls (U+009B is CSI to some terminals), the line and paragraph
+ * separators and the bidi controls as `\u009b`. A line GitHub Actions would run as a workflow command (`::` first
+ * after blanks; `##[` anywhere, the old syntax) is shown with the colon or hash that starts it escaped (`\x3a:error`,
+ * `#\x23[`): a CI log that runs the script reads the target's text, never its commands. `tr` or `sed` cannot see a
+ * character of several bytes portably (macOS and Linux differ); node, which runs cai, can.
+ */
+export const ANSWER_FILTER = [
+  'const text = require("node:fs").readFileSync(0, "utf8");',
+  'const hex = (c, width) => c.charCodeAt(0).toString(16).padStart(width, "0");',
+  'const escaped = text.replace(/[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]|\\r(?!\\n)/g,',
+  '  (c) => (c === "\\r" ? "\\\\r" : c < " " ? "\\\\x" + hex(c, 2) : "\\\\u" + hex(c, 4)));',
+  'process.stdout.write(escaped.split("\\n").map((line) => line.replace(/^(\\s*):/, "$1\\\\x3a").replace(/##\\[/g, "#\\\\x23[")).join("\\n"));',
+].join(' ');
+
 /** `sig=…` for a fresh signature over `file` with the timestamp `ts` (a shell word); `cut` keeps only its start. */
 function signLines(cai: string, secretFlag: string, file: string, ts: string, cut?: number): string[] {
   const keep = cut !== undefined ? [`sig=$(printf '%s' "$sig" | cut -c1-${cut})`] : [];
@@ -159,8 +176,8 @@ export function judgedRequest(
   lines.push(
     `answer=$(${curl}) || { echo 'no answer from ${context.postUrl.replace(/'/g, '')}' >&2; exit 3; }`,
     `status=$(printf '%s\\n' "$answer" | tail -n 1)`,
-    // The answer without the control characters a terminal acts on (ESC, CR, BEL…): it comes from the target.
-    `printf '%s\\n' "$answer" | sed '$d' | LC_ALL=C tr -d '\\000-\\010\\013-\\037\\177'`,
+    // The answer (its last line, the status, left out), escaped: it comes from the target.
+    `printf '%s\\n' "$answer" | sed '$d' | ${quote(process.execPath)} -e ${quote(ANSWER_FILTER)}`,
     statusCase(rule),
   );
   return lines;

@@ -16,9 +16,9 @@
  * Every command starts with the invocation that ran cai (an absolute path, or `npx cai-toolkit`) and every path is
  * absolute, so the script runs from any folder.
  */
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { shellQuote as quote } from '../../output/curl.js';
+import { safeText } from '../../output/safe-text.js';
 import { MASK, maskUrlPasswords, URL_PASSWORD } from '../../secrets/mask.js';
 import type { InterfaceId } from '../../spec/constants.js';
 import { interfaceSpec } from '../../spec/interfaces.js';
@@ -36,6 +36,7 @@ import type { Reproducer, ReproducerFactory, ReproSetup } from '../../conformanc
 import type { CheckResult, Reproduction } from '../../conformance/types.js';
 import { makeDirs } from '../common/report-files.js';
 import { secretFlagFor } from '../common/secret-options.js';
+import { removePreviousReproductions, writeReproFile } from './repro-dir.js';
 import { judgedRequest, sentAgainShows, statusRuleOf, type ShellProbes } from './repro-request.js';
 
 /** The command line that runs one check again as the run ran it; `replay` a conversation's seed and path. */
@@ -80,6 +81,8 @@ export function reproducerOf(invocation: string, rerunOf: (setup: ReproSetup) =>
 }
 
 function createReproducer(context: ReproContext): Reproducer {
+  // A directory used again holds this run's reproductions only (./repro-dir.ts), whether any check fails or none.
+  removePreviousReproductions(context.dir);
   let prepared: Promise<unknown> | undefined;
   const sender = senderFiles(context);
   return async (result, outcome) => {
@@ -125,7 +128,7 @@ async function withScript(result: CheckResult, written: Written, dir: string): P
     ...lines,
     '',
   ].join('\n');
-  await writeFile(script, text, { mode: 0o700 });
+  await writeReproFile(dir, script, text, { mode: 0o700 });
   return { command: written.command, bodyFile: written.bodyFile, script };
 }
 
@@ -180,9 +183,10 @@ async function receiverFiles(context: ReproContext, result: CheckResult, outcome
   const exchanges = outcome.exchanges as readonly Exchange[];
   const base = (index: number) => join(context.dir, `${result.id}${exchanges.length === 1 ? '' : `-${index + 1}`}`);
   for (const [index, exchange] of exchanges.entries()) {
-    await writeFile(`${base(index)}.body`, exchange.request.body);
+    await writeReproFile(context.dir, `${base(index)}.body`, exchange.request.body);
     const signature = exchange.request.recipe.signature;
-    if (signature?.kind === 'other-body') await writeFile(`${base(index)}.signed-body`, signature.body);
+    if (signature?.kind === 'other-body')
+      await writeReproFile(context.dir, `${base(index)}.signed-body`, signature.body);
   }
   const exchange = exchanges[0] as Exchange;
   const bodyFile = `${base(0)}.body`;
@@ -240,7 +244,11 @@ function senderFiles(
   };
   const saveTimeline = (record: StageRecord) =>
     makeDirs(join(context.dir, record.id)).then(() =>
-      writeFile(join(context.dir, record.id, 'timeline.txt'), timeline(record, received?.interface ?? 'B')),
+      writeReproFile(
+        context.dir,
+        join(context.dir, record.id, 'timeline.txt'),
+        timeline(record, received?.interface ?? 'B'),
+      ),
     );
   return async (result, evidence, replay) => {
     const files = await Promise.all(evidence.map((attempt) => once(attempt, () => saveAttempt(context.dir, attempt))));
@@ -286,23 +294,27 @@ async function saveAttempt(dir: string, attempt: Attempt): Promise<{ request: st
     '',
     '',
   ].join('\r\n');
-  await writeFile(`${base}.http`, Buffer.concat([Buffer.from(head, 'latin1'), attempt.body]));
-  await writeFile(`${base}.body`, attempt.body);
+  await writeReproFile(dir, `${base}.http`, Buffer.concat([Buffer.from(head, 'latin1'), attempt.body]));
+  await writeReproFile(dir, `${base}.body`, attempt.body);
   return { request: `${base}.http`, body: `${base}.body` };
 }
 
-/** One line per attempt: when it came (from the stage's start), its document, timestamp and size, cai's answer. */
+/**
+ * One line per attempt: when it came (from the stage's start), its document, timestamp and size, cai's answer. What
+ * the sender chose (the path, the event_id, the timestamp) is escaped as on the terminal (safeText): read with `cat`
+ * it can move no cursor, and no field can begin a line of its own that reads as another attempt.
+ */
 export function timeline(record: StageRecord, iface: InterfaceId): string {
-  const lines = [`scenario ${record.id}: ${record.targetUrl}`];
+  const lines = [`scenario ${record.id}: ${safeText(record.targetUrl)}`];
   for (const attempt of record.attempts) {
     const at = ms(attempt.arrivedMono - record.startedMono);
     const facts = [
-      `event_id ${attemptEventId(attempt) ?? '-'}`,
-      `X-CAI-Timestamp ${timestampOf(attempt) ?? '-'}`,
+      `event_id ${safeText(attemptEventId(attempt) ?? '-')}`,
+      `X-CAI-Timestamp ${safeText(timestampOf(attempt) ?? '-')}`,
       `${attempt.bodyBytes} bytes`,
     ];
     lines.push(
-      `+${at} #${attempt.number}${attempt.late ? ' (late)' : ''} ${attempt.method} ${attempt.path} ${facts.join(', ')} → ${describeScripted(attempt.answer, iface)}`,
+      `+${at} #${attempt.number}${attempt.late ? ' (late)' : ''} ${safeText(attempt.method)} ${safeText(attempt.path)} ${facts.join(', ')} → ${describeScripted(attempt.answer, iface)}`,
     );
   }
   return `${lines.join('\n')}\n`;

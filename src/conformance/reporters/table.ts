@@ -278,16 +278,29 @@ function painted(lines: string[], check: CheckResult, palette: Palette | undefin
   return [`${paint(symbol)}${first.slice(symbol.length)}`, ...rest];
 }
 
-/** A check's line, wrapped to at most CHECK_LINES lines (the cause of a failure is often at the end), the last cut. */
+/**
+ * A check's line, wrapped to at most CHECK_LINES lines (the cause of a failure is often at the end), the last cut:
+ * the last is the text that follows the lines before it, as it is, cut with `…` (never wrapped lines joined again,
+ * which would put the break's spaces and the next line's indent inside a quoted value).
+ */
 const CHECK_LINES = 3;
 function checkLines(text: string): string[] {
   const all = wrapped(text);
   if (all.length <= CHECK_LINES) return all;
-  const kept = all.slice(0, CHECK_LINES);
-  kept[CHECK_LINES - 1] = truncate(`${kept[CHECK_LINES - 1]} ${all[CHECK_LINES]}`, COMPACT_WIDTH).replace(/ +…$/, '…');
-  return kept;
+  const kept = all.slice(0, CHECK_LINES - 1);
+  let rest = text;
+  for (const [index, line] of kept.entries()) {
+    // Each wrapped line is the text's next words as they were (its indent aside); the spaces at a break are dropped.
+    const words = index === 0 ? line : line.slice(INDENT.length);
+    // Should wrap ever lay the text out otherwise, its third line, marked as cut.
+    if (!rest.startsWith(words)) return [...kept, truncate(`${all[CHECK_LINES - 1]}…`, COMPACT_WIDTH)];
+    rest = rest.slice(words.length).replace(/^ +/, '');
+  }
+  return [...kept, truncate(`${INDENT}${rest}`, COMPACT_WIDTH).replace(/ +…$/, '…')];
 }
 
+/** The indent of a check's continuation lines. */
+const INDENT = '    ';
 function wrapped(text: string): string[] {
-  return wrap(text, COMPACT_WIDTH, { indent: '    ' });
+  return wrap(text, COMPACT_WIDTH, { indent: INDENT });
 }
