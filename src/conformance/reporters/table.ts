@@ -92,7 +92,10 @@ function headline(report: SuiteReport, form: 'table' | 'compact'): string {
       offset === null ? `${whose} clock unknown (no well-formed timestamp)` : `${whose} clock offset ${signed}`;
     return `cai conformance: ${a} sender of interface ${report.interface}, ${judged} ${target}, ${clock}`;
   }
-  const clock = offset === null ? 'clock offset unknown (no Date header)' : `clock offset ${signed}`;
+  const clock =
+    offset === null
+      ? `clock offset unknown (${report.clock?.dateHeader ? 'its Date is no usable clock' : 'no Date header'})`
+      : `clock offset ${signed}`;
   const mock = form === 'table' ? `built-in reference receiver ${target}` : 'the built-in reference receiver';
   return `cai conformance: interface ${report.interface}, ${report.mock ? mock : target}, ${clock}`;
 }
