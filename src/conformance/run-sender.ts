@@ -339,7 +339,7 @@ function straysNote(stages: Pick<Stages, 'strays' | 'strayCount'>): string {
 }
 
 function refusedNote(count: number): string {
-  return `${count} request${count === 1 ? ' was' : 's were'} answered 400, 408 or 503 and not recorded: a body too slow or its framing unreadable, too many bodies at once, or more than cai records in one run (docs/limits.md)`;
+  return `${count} request${count === 1 ? ' was' : 's were'} refused (400, 408, 431 or 503) and not recorded: a request the parser could not read (headers too large, framing unreadable), a body too slow, too many bodies at once, or more than cai records in one run (docs/limits.md)`;
 }
 
 /** The sender's clock as its timestamps show it: the median of (timestamp − arrival) over well-formed ones. */

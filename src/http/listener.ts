@@ -99,6 +99,11 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     path: '',
     tls: options.tls,
     limits: options.limits ?? LISTENER_LIMITS,
+    // What the server refused before the handler (a request the parser could not read: 431 headers too large, 400
+    // bad framing) is refused all the same: the run's report counts it with the rest.
+    onRefused: () => {
+      guard.refused += 1;
+    },
   }).catch((error: unknown) => {
     // The shared server helper's words name the mocks' --host/--port; here the address is the run's own option.
     if (

@@ -26,10 +26,25 @@ socket.on('error', () => undefined);
 socket.on('close', () => process.exit(0));
 `;
 
+/** Headers of 100 KB: the parser refuses them (431) before any handler sees the request. */
+const HUGE_HEADERS = `
+import net from 'node:net';
+const url = new URL(process.env.CAI_TARGET_URL);
+const socket = net.connect(Number(url.port), url.hostname, () => {
+  socket.write('POST ' + url.pathname + url.search + ' HTTP/1.1\\r\\nHost: x\\r\\nX-Big: ' + 'a'.repeat(100000) + '\\r\\nContent-Length: 2\\r\\n\\r\\n{}');
+});
+socket.on('data', () => socket.end());
+socket.on('error', () => undefined);
+socket.on('close', () => process.exit(0));
+`;
+
 describe('conformance run --role sender: every request refused', () => {
-  it('stops saying how many requests it refused, not that the sender sent nothing', async () => {
-    const script = join(dir, 'sender.mjs');
-    writeFileSync(script, SENDER);
+  it.each([
+    ['a body whose chunked framing cannot be read', SENDER],
+    ['headers of 100 KB, refused by the parser before any handler', HUGE_HEADERS],
+  ])('%s: stops saying how many requests it refused, not that the sender sent nothing', async (name, sender) => {
+    const script = join(dir, `sender-${name.length}.mjs`);
+    writeFileSync(script, sender);
     let error: unknown;
     try {
       await runSenderConformance({
@@ -50,7 +65,7 @@ describe('conformance run --role sender: every request refused', () => {
     const { message, code, exitCode } = error as CaiError;
     expect([code, exitCode]).toEqual(['no_attempts', 3]);
     expect(message).toMatch(
-      /^the sender sent nothing cai could record: no attempt arrived in 1 scenario \(.*\); 1 request was answered 400, 408 or 503 and not recorded/,
+      /^the sender sent nothing cai could record: no attempt arrived in 1 scenario \(.*\); 1 request was refused \(400, 408, 431 or 503\) and not recorded/,
     );
   });
 });
