@@ -115,6 +115,7 @@ describe('cai conformance run on a terminal', () => {
       expect(screenLines(result.stderr)[0]).toMatch(/^(bodies and repro scripts of the failing requests:)?/);
       // The repro script runs the command the report names.
       expect(readdirSync(repro).sort()).toEqual([
+        '.cai-reproductions',
         'B-SIZE-001.body',
         'B-SIZE-001.sh',
         'B-SIZE-004.body',
