@@ -71,17 +71,10 @@ export class Redactor {
   }
 }
 
-// RFC 8259 §7: the two-character escapes, beside `\uXXXX` for any code unit.
-const SHORT_ESCAPES: Readonly<Record<string, string>> = {
-  '"': '\\"',
-  '\\': '\\\\',
-  '/': '\\/',
-  '\b': '\\b',
-  '\f': '\\f',
-  '\n': '\\n',
-  '\r': '\\r',
-  '\t': '\\t',
-};
+// RFC 8259 §7: the two-character escapes, beside `\uXXXX` for any code unit: each character, then its letter.
+const SHORT_ESCAPES: Readonly<Record<string, string>> = Object.fromEntries(
+  Array.from('"\\/\b\f\n\r\t', (char, index) => [char, `\\${'"\\/bfnrt'[index]}`]),
+);
 
 /**
  * A pattern of `secret` as a JSON string may spell it: each character as itself (as `raw` writes it: the character,

@@ -113,6 +113,11 @@ function cutBodyIsNoObject(answer: ModelAnswer): boolean {
   return first !== undefined && first !== 0x7b;
 }
 
+/** A `must` term of a 2xx's body: a cut body decides it only when it cannot be a JSON object. */
+function objectTerm(id: TermId, clauses: readonly string[], expected: string, breach: Term['breach']): Term {
+  return term(id, 'must', clauses, expected, breach, cutBodyIsNoObject);
+}
+
 /** The part of a cut body read already shows it is no JSON value at all. */
 function cutBodyIsNoJson(answer: ModelAnswer): boolean {
   const first = firstByte(answer.body);
@@ -169,16 +174,10 @@ const excerpt = (answer: ModelAnswer) => {
 /** B, §2.13, §6.1: a repeat is answered 202 `{"ok":true,"duplicate":true}`. */
 export function duplicateTerm(clauses: readonly string[]): Term {
   const expected = '202 {"ok":true,"duplicate":true}';
-  return term(
-    'repeat',
-    'must',
-    clauses,
-    expected,
-    (answer) =>
-      !is2xx(answer) || isDuplicateAnswer(answer) || (answer.bodyTruncated && !cutBodyIsNoObject(answer))
-        ? undefined
-        : `${excerpt(answer)}: not answered as a repeat`,
-    cutBodyIsNoObject,
+  return objectTerm('repeat', clauses, expected, (answer) =>
+    !is2xx(answer) || isDuplicateAnswer(answer) || (answer.bodyTruncated && !cutBodyIsNoObject(answer))
+      ? undefined
+      : `${excerpt(answer)}: not answered as a repeat`,
   );
 }
 
@@ -191,24 +190,17 @@ export function sameJobTerm(
   clauses: readonly string[],
 ): Term {
   const expected = `2xx with the acknowledgment of the first delivery (provider_job_id ${JSON.stringify(first.providerJobId)}${first.assignedNumber !== undefined ? `, assigned_number_e164 ${JSON.stringify(first.assignedNumber)}` : ''})`;
-  return term(
-    'repeat',
-    'must',
-    clauses,
-    expected,
-    (answer) => {
-      if (!is2xx(answer)) return undefined;
-      if (answer.bodyTruncated)
-        return cutBodyIsNoObject(answer) ? `${excerpt(answer)}: no JSON object, so no provider_job_id` : undefined;
-      const id = providerJobIdOf(answer);
-      if (id !== first.providerJobId) return `provider_job_id ${JSON.stringify(id)}: another job`;
-      const number = assignedNumberOf(answer);
-      return first.assignedNumber === undefined || number === first.assignedNumber
-        ? undefined
-        : `assigned_number_e164 ${JSON.stringify(number)}: another acknowledgment`;
-    },
-    cutBodyIsNoObject,
-  );
+  return objectTerm('repeat', clauses, expected, (answer) => {
+    if (!is2xx(answer)) return undefined;
+    if (answer.bodyTruncated)
+      return cutBodyIsNoObject(answer) ? `${excerpt(answer)}: no JSON object, so no provider_job_id` : undefined;
+    const id = providerJobIdOf(answer);
+    if (id !== first.providerJobId) return `provider_job_id ${JSON.stringify(id)}: another job`;
+    const number = assignedNumberOf(answer);
+    return first.assignedNumber === undefined || number === first.assignedNumber
+      ? undefined
+      : `assigned_number_e164 ${JSON.stringify(number)}: another acknowledgment`;
+  });
 }
 
 /**
@@ -237,56 +229,37 @@ export function assignedNumberOf(answer: ModelAnswer): unknown {
 
 /** B: a first acceptance never claims the event a duplicate (§2.13 is the answer to a repeat, §6.1). */
 export function notDuplicateTerm(clauses: readonly string[]): Term {
-  return term(
-    'new',
-    'must',
-    clauses,
-    'an acceptance that does not say duplicate',
-    (answer) => (claimsDuplicate(answer) ? `${excerpt(answer)}: answered as a repeat` : undefined),
-    cutBodyIsNoObject,
+  return objectTerm('new', clauses, 'an acceptance that does not say duplicate', (answer) =>
+    claimsDuplicate(answer) ? `${excerpt(answer)}: answered as a repeat` : undefined,
   );
 }
 
 /** A: a new job gets its own provider_job_id, not one another job of the run got (§2.2, §2.3). */
 export function newJobTerm(others: ReadonlySet<unknown>, clauses: readonly string[]): Term {
-  return term(
-    'new',
-    'must',
-    clauses,
-    'a provider_job_id of its own',
-    (answer) => {
-      if (!is2xx(answer) || answer.bodyTruncated) return undefined;
-      const id = providerJobIdOf(answer);
-      return id !== undefined && others.has(id)
-        ? `provider_job_id ${JSON.stringify(id)}, another job's: answered as a repeat`
-        : undefined;
-    },
-    cutBodyIsNoObject,
-  );
+  return objectTerm('new', clauses, 'a provider_job_id of its own', (answer) => {
+    if (!is2xx(answer) || answer.bodyTruncated) return undefined;
+    const id = providerJobIdOf(answer);
+    return id !== undefined && others.has(id)
+      ? `provider_job_id ${JSON.stringify(id)}, another job's: answered as a repeat`
+      : undefined;
+  });
 }
 
 /** A, §2.3: the acknowledgment's body: a JSON object with a string provider_job_id and an E.164 assigned_number_e164. */
 export function acknowledgmentTerm(clauses: readonly string[]): Term {
   const expected = '{"provider_job_id": string, "assigned_number_e164": E.164}';
-  return term(
-    'acknowledgment',
-    'must',
-    clauses,
-    expected,
-    (answer) => {
-      if (!is2xx(answer)) return undefined;
-      if (answer.bodyTruncated)
-        return cutBodyIsNoObject(answer) ? `${excerpt(answer)} — the body is not a JSON object (§2.3)` : undefined;
-      // The status and the label are terms of their own: here the body alone.
-      const verdict = checkJobAck({
-        status: 202,
-        headers: { [Headers.contentType]: 'application/json' },
-        body: answer.body,
-      });
-      return verdict.ok ? undefined : `${excerpt(answer)} — ${verdict.problems.join('; ')}`;
-    },
-    cutBodyIsNoObject,
-  );
+  return objectTerm('acknowledgment', clauses, expected, (answer) => {
+    if (!is2xx(answer)) return undefined;
+    if (answer.bodyTruncated)
+      return cutBodyIsNoObject(answer) ? `${excerpt(answer)} — the body is not a JSON object (§2.3)` : undefined;
+    // The status and the label are terms of their own: here the body alone.
+    const verdict = checkJobAck({
+      status: 202,
+      headers: { [Headers.contentType]: 'application/json' },
+      body: answer.body,
+    });
+    return verdict.ok ? undefined : `${excerpt(answer)} — ${verdict.problems.join('; ')}`;
+  });
 }
 
 /**
